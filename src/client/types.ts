@@ -1,0 +1,112 @@
+/**
+ * Wire types of the Cluster Management Service v1 API, exactly as they travel over HTTP
+ * (snake_case). The provider maps these to the camelCase Pulumi outputs in
+ * `src/provider/mapping.ts`; nothing else should reshape them.
+ */
+
+/** Cluster status values the spec lists. */
+export type ClusterStatus = "provisioning" | "running" | "scaling" | "upgrading" | "error" | "deleting";
+/** Node status values the spec lists. */
+export type NodeStatus =
+  | "provisioning"
+  | "installing"
+  | "joining"
+  | "ready"
+  | "not_ready"
+  | "draining"
+  | "deleting";
+export type Phase = "managed" | "onpremise" | "baremetal";
+export type NodeSize = "small" | "medium" | "large" | "xlarge";
+export type NodeRole = "controlplane" | "worker";
+
+export const CLUSTER_STATUSES: readonly ClusterStatus[] = [
+  "provisioning",
+  "running",
+  "scaling",
+  "upgrading",
+  "error",
+  "deleting",
+];
+export const NODE_STATUSES: readonly NodeStatus[] = [
+  "provisioning",
+  "installing",
+  "joining",
+  "ready",
+  "not_ready",
+  "draining",
+  "deleting",
+];
+export const PHASES: readonly Phase[] = ["managed", "onpremise", "baremetal"];
+export const NODE_SIZES: readonly NodeSize[] = ["small", "medium", "large", "xlarge"];
+
+/** Body returned by POST /v1/clusters (abbreviated cluster). */
+export interface ApiClusterSummary {
+  id: string;
+  name: string;
+  status: ClusterStatus;
+  phase: Phase;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  created_at: string;
+}
+
+/** Full cluster object: GET /v1/clusters/{id} and list items. */
+export interface ApiCluster extends ApiClusterSummary {
+  node_count: number;
+  endpoint: string;
+  kubernetes_version: string;
+  updated_at: string;
+  /** Not guaranteed by the spec: the real service may omit it. */
+  infra_id?: string | null;
+}
+
+/** GET /v1/clusters response. */
+export interface ApiClusterList {
+  items: ApiCluster[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+/** POST /v1/clusters request body. */
+export interface CreateClusterRequest {
+  name: string;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  phase?: Phase;
+  infra_id?: string;
+}
+
+/** PATCH /v1/clusters/{id} request body: only these two fields may change. */
+export interface UpdateClusterRequest {
+  workers?: number;
+  node_size?: NodeSize;
+}
+
+/** Node object: GET /v1/clusters/{id}/nodes items and GET .../nodes/{node_id}. */
+export interface ApiNode {
+  id: string;
+  cluster_id: string;
+  name: string;
+  role: NodeRole;
+  status: NodeStatus;
+  node_size: NodeSize;
+  ip_address: string;
+  kubernetes_version: string;
+  talos_version: string;
+  created_at: string;
+}
+
+/** GET /v1/clusters/{id}/nodes response. */
+export interface ApiNodeList {
+  items: ApiNode[];
+  total: number;
+}
+
+/** Error body of every failed response. */
+export interface ApiErrorBody {
+  error: string;
+  message: string;
+}
