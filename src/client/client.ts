@@ -1,0 +1,426 @@
+/**
+ * The typed client of the Cluster Management Service v1 API.
+ *
+ * Layers, innermost first:
+ * 1. `exchange`: one HTTP request through the limiter; any failure becomes our own typed error
+ *    (an HTTP library error never escapes: it carries the Authorization header).
+ * 2. `withRetry`: p-retry drives attempts; `decideRetry` (pure) says whether and how long to
+ *    wait; lost-reply recovery (`verify`, `afterUnknownOutcome`) keeps non-idempotent or
+ *    state-changing calls from doing things twice.
+ * 3. One method per endpoint.
+ */
+import axios, { type AxiosInstance } from "axios";
+import pRetry from "p-retry";
+import { errorFromResponse, networkErrorFrom } from "./error-mapping";
+import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./errors";
+import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
+import { RateLimiter, sharedLimiter } from "./limiter";
+import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
+import { findCreatedCluster } from "./reconcile";
+import { decideRetry, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
+import type {
+  ApiCluster,
+  ApiClusterList,
+  ApiClusterSummary,
+  ApiNode,
+  ApiNodeList,
+  ClusterStatus,
+  CreateClusterRequest,
+  UpdateClusterRequest,
+} from "./types";
+
+/** Largest page the service accepts; `listAllClusters` walks pages of this size. */
+export const MAX_PER_PAGE = 100;
+
+interface RequestSpec {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Path below `/v1`, starting with `/`. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Accept header; the kubeconfig is YAML. */
+  accept?: string;
+}
+
+interface Exchange {
+  status: number;
+  headers: HeaderBag;
+  /** Raw body text: we parse JSON ourselves so a non-JSON body can never throw inside axios. */
+  body: string;
+}
+
+/** A value produced by a recovery hook (wrapped so `void` results are distinguishable). */
+interface Recovered<T> {
+  value: T;
+}
+
+interface RetryHooks<T> {
+  /** Before re-sending a request whose outcome is unknown: did the first attempt take effect? */
+  verify?: () => Promise<Recovered<T> | undefined>;
+  /** A re-sent request failed after an earlier attempt's outcome was unknown: was it done after all? */
+  afterUnknownOutcome?: (error: ApiError) => Promise<Recovered<T> | undefined>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Client of the Cluster Management Service v1 API. One method per endpoint. */
+export class CmsClient {
+  /** Normalised base URL, without `/v1`. */
+  readonly endpoint: string;
+  // ES private fields: not enumerable, not in JSON.stringify, not shown by util.inspect, so the
+  // token cannot leak by logging the client.
+  readonly #token: string;
+  readonly #options: Omit<ResolvedClientOptions, "token">;
+  readonly #http: AxiosInstance;
+  readonly #limiter: RateLimiter | undefined;
+  /** Server clock minus local clock, from the latest `Date` header. */
+  #serverOffsetMs = 0;
+
+  constructor(options: ClientOptions) {
+    const { token, ...rest } = resolveClientOptions(options);
+    this.#token = token;
+    this.#options = rest;
+    this.endpoint = rest.endpoint;
+    this.#limiter =
+      rest.limiter instanceof RateLimiter ? rest.limiter : rest.limiter ? sharedLimiter(rest.endpoint, token) : undefined;
+    this.#http = axios.create({
+      baseURL: `${rest.endpoint}/v1`,
+      timeout: rest.timeoutMs,
+      // Every status is a response we handle ourselves; axios only throws when there is none.
+      validateStatus: () => true,
+      responseType: "text",
+      transformResponse: [(data: unknown) => data],
+      // A redirect would replay the bearer token to wherever it points.
+      maxRedirects: 0,
+      transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
+    });
+  }
+
+  /** The server's clock as best we know it (local clock plus the skew seen in `Date` headers). */
+  serverNow(): number {
+    return Date.now() + this.#serverOffsetMs;
+  }
+
+  // ---------------------------------------------------------------------------------- clusters
+
+  /** `GET /v1/clusters`: one page of clusters. */
+  async listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}): Promise<ApiClusterList> {
+    const res = await this.#request({
+      method: "GET",
+      path: "/clusters",
+      query: { page: query.page, per_page: query.perPage, status: query.status },
+    });
+    const list = this.#json<ApiClusterList>(res, "GET", "/clusters");
+    if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", "/clusters", "a cluster list");
+    return list;
+  }
+
+  /** Every cluster (optionally of one status), walking all pages of {@link MAX_PER_PAGE}. */
+  async listAllClusters(query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
+    const seen = new Map<string, ApiCluster>();
+    for (let page = 1; page <= 100_000; page++) {
+      const list = await this.listClusters({ page, perPage: MAX_PER_PAGE, status: query.status });
+      // Clusters created or deleted while we page can shift items across pages: key by id.
+      for (const c of list.items) seen.set(c.id, c);
+      const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
+      const total = typeof list.total === "number" ? list.total : Infinity;
+      if (list.items.length === 0 || list.items.length < perPage || page * perPage >= total) break;
+    }
+    return [...seen.values()];
+  }
+
+  /**
+   * `POST /v1/clusters`. Safe against a lost reply: if the request may have been processed but no
+   * answer came back (connection dropped, timeout, 500/502/504), it is not re-sent blindly; the
+   * clusters are listed first and one with this exact name and shape, created after the request
+   * started, is returned instead of creating a duplicate. A 429 or 503 (refused before
+   * processing) is simply re-sent after the requested wait.
+   */
+  async createCluster(body: CreateClusterRequest): Promise<ApiClusterSummary> {
+    const startedLocal = Date.now();
+    const res = await this.#withRetry<Exchange | ApiCluster>("POST", "/clusters", () => this.#exchange({ method: "POST", path: "/clusters", body }), {
+      verify: async () => {
+        const all = await this.listAllClusters();
+        // Compute the start on the server's clock only now: the list's Date headers have just
+        // refreshed our estimate of the skew.
+        const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs);
+        return found ? { value: found } : undefined;
+      },
+    });
+    if (isExchange(res)) return this.#json<ApiClusterSummary>(res, "POST", "/clusters");
+    return res;
+  }
+
+  /** `GET /v1/clusters/{id}`: the full cluster. */
+  async getCluster(id: string): Promise<ApiCluster> {
+    const path = `/clusters/${seg(id)}`;
+    return this.#json<ApiCluster>(await this.#request({ method: "GET", path }), "GET", path);
+  }
+
+  /**
+   * `PATCH /v1/clusters/{id}` with `workers` and/or `node_size`. Returns the response body, or
+   * the cluster fetched afterwards when the server answers without one. If a retry (after a lost
+   * reply) is refused with 409 because the first attempt already started scaling, the cluster is
+   * fetched and returned when it already has the requested values.
+   */
+  async updateCluster(id: string, patch: UpdateClusterRequest): Promise<ApiCluster> {
+    const path = `/clusters/${seg(id)}`;
+    const res = await this.#withRetry<Exchange | ApiCluster>("PATCH", path, () => this.#exchange({ method: "PATCH", path, body: patch }), {
+      afterUnknownOutcome: async (error) => {
+        if (!isConflict(error)) return undefined;
+        const current = await this.getCluster(id);
+        const applied =
+          (patch.workers === undefined || current.workers === patch.workers) &&
+          (patch.node_size === undefined || current.node_size === patch.node_size);
+        return applied ? { value: current } : undefined;
+      },
+    });
+    if (!isExchange(res)) return res;
+    if (res.body.trim() === "") return this.getCluster(id);
+    return this.#json<ApiCluster>(res, "PATCH", path);
+  }
+
+  /**
+   * `DELETE /v1/clusters/{id}`. A 404 on a retry after a lost reply means the first attempt
+   * deleted it: that is success, not an error.
+   */
+  async deleteCluster(id: string): Promise<void> {
+    const path = `/clusters/${seg(id)}`;
+    await this.#withRetry<Exchange | undefined>("DELETE", path, () => this.#exchange({ method: "DELETE", path }), {
+      afterUnknownOutcome: async (error) => (isNotFound(error) ? { value: undefined } : undefined),
+    });
+  }
+
+  /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent (never parsed). */
+  async getKubeconfig(id: string): Promise<string> {
+    const res = await this.#request({ method: "GET", path: `/clusters/${seg(id)}/kubeconfig`, accept: "text/yaml, application/yaml, text/plain, */*" });
+    return res.body;
+  }
+
+  // ------------------------------------------------------------------------------------- nodes
+
+  /** `GET /v1/clusters/{id}/nodes`: all nodes of a cluster. */
+  async listNodes(clusterId: string): Promise<ApiNodeList> {
+    const path = `/clusters/${seg(clusterId)}/nodes`;
+    const list = this.#json<ApiNodeList>(await this.#request({ method: "GET", path }), "GET", path);
+    if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", path, "a node list");
+    return list;
+  }
+
+  /** `GET /v1/clusters/{id}/nodes/{node_id}`: one node. */
+  async getNode(clusterId: string, nodeId: string): Promise<ApiNode> {
+    const path = `/clusters/${seg(clusterId)}/nodes/${seg(nodeId)}`;
+    return this.#json<ApiNode>(await this.#request({ method: "GET", path }), "GET", path);
+  }
+
+  // ---------------------------------------------------------------------------------- plumbing
+
+  /** An idempotent request with the standard retry policy. */
+  #request(spec: RequestSpec): Promise<Exchange> {
+    return this.#withRetry<Exchange>(spec.method, spec.path, () => this.#exchange(spec), {});
+  }
+
+  /**
+   * Run `attempt` under p-retry. p-retry's own timer is set to 0: the wait is decided by
+   * `decideRetry` (Retry-After, rate-limit reset, or jittered backoff) and slept here, so the
+   * decision stays pure and headers drive the waits.
+   */
+  async #withRetry<T>(method: string, path: string, attempt: () => Promise<T>, hooks: RetryHooks<T>): Promise<T> {
+    const fullPath = `/v1${path}`;
+    let verifyPending = false;
+    let sawUnknownOutcome = false;
+    const run = async (): Promise<T> => {
+      if (verifyPending) {
+        verifyPending = false;
+        // Errors of the lookup are about other requests: stop here rather than feed them to the
+        // POST's retry decision.
+        const found = await hooks.verify!().catch((e: unknown) => {
+          throw new pRetry.AbortError(asError(e));
+        });
+        if (found) return found.value;
+      }
+      try {
+        return await attempt();
+      } catch (error) {
+        if (sawUnknownOutcome && hooks.afterUnknownOutcome && isApiError(error)) {
+          const recovered = await hooks.afterUnknownOutcome(error).catch(() => undefined);
+          if (recovered) return recovered.value;
+        }
+        throw error;
+      }
+    };
+    try {
+      return await pRetry(run, {
+        retries: this.#options.retries,
+        minTimeout: 0,
+        maxTimeout: 0,
+        factor: 1,
+        randomize: false,
+        onFailedAttempt: async (failure) => {
+          const error = failure as unknown as Error & { attemptNumber: number };
+          const input = retryInputOf(error, method, error.attemptNumber);
+          if (!input) throw error;
+          const decision = decideRetry(input, {
+            retries: this.#options.retries,
+            minRetryDelayMs: this.#options.minRetryDelayMs,
+            maxRetryDelayMs: this.#options.maxRetryDelayMs,
+          });
+          // Throwing from here ends p-retry with THIS error (not its "most frequent" one).
+          if (!decision.retry) throw error;
+          if (decision.verifyBeforeResend) {
+            if (!hooks.verify) throw error;
+            verifyPending = true;
+          }
+          if (outcomeUnknown(input)) sawUnknownOutcome = true;
+          this.#options.onRetry?.({ attempt: input.attempt, delayMs: decision.delayMs, reason: decision.reason, method, path: fullPath });
+          if (decision.delayMs > 0) await sleep(decision.delayMs);
+        },
+      });
+    } catch (error) {
+      throw finalError(error, method, fullPath, this.#token);
+    }
+  }
+
+  /** One HTTP exchange through the limiter. Resolves only for 2xx; throws our typed errors. */
+  async #exchange(spec: RequestSpec): Promise<Exchange> {
+    const fullPath = `/v1${spec.path}`;
+    const ticket = this.#limiter ? await this.#limiter.acquire() : undefined;
+    let response;
+    try {
+      response = await this.#http.request<string>({
+        method: spec.method,
+        url: spec.path,
+        params: definedParams(spec.query),
+        data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        headers: {
+          Authorization: `Bearer ${this.#token}`,
+          Accept: spec.accept ?? "application/json",
+          "User-Agent": this.#options.userAgent,
+          ...(spec.body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+      });
+    } catch (error) {
+      if (ticket) this.#limiter!.complete(undefined);
+      // The axios error holds config.headers.Authorization: keep only its code and message text.
+      const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
+      const code = typeof e.code === "string" ? e.code : typeof e.cause?.code === "string" ? e.cause.code : undefined;
+      throw networkErrorFrom({
+        method: spec.method,
+        path: fullPath,
+        code,
+        detail: typeof e.message === "string" ? e.message : undefined,
+        timedOut: code === "ETIMEDOUT" || code === "ECONNABORTED",
+        origin: new URL(this.endpoint).origin,
+        secrets: [this.#token],
+      });
+    }
+    const receivedAt = Date.now();
+    const headers = toHeaderBag(response.headers);
+    const body = typeof response.data === "string" ? response.data : response.data == null ? "" : String(response.data);
+    const serverDate = parseDateHeader(headers["date"]);
+    if (serverDate !== undefined) this.#serverOffsetMs = serverDate - receivedAt;
+
+    if (ticket) {
+      const info = parseRateLimitHeaders(headers, receivedAt);
+      if (response.status === 429) {
+        // A refusal says the window is spent even when the headers are missing.
+        if (info.remaining === undefined) info.remaining = 0;
+        if (info.resetInMs === undefined) info.resetInMs = serverRequestedDelay(headers, receivedAt)?.delayMs;
+      }
+      this.#limiter!.complete(info, receivedAt);
+    }
+
+    if (response.status >= 200 && response.status < 300) return { status: response.status, headers, body };
+    const err = errorFromResponse({
+      status: response.status,
+      body,
+      method: spec.method,
+      path: fullPath,
+      retryAfterMs: retryAfterOf(response.status, headers),
+      secrets: [this.#token],
+    });
+    // Keep the headers for the retry decision without making them part of the error's public face.
+    RESPONSE_HEADERS.set(err, headers);
+    throw err;
+  }
+
+  #json<T>(res: Exchange, method: string, path: string): T {
+    try {
+      return JSON.parse(res.body) as T;
+    } catch {
+      throw this.#badBody(method, path, "JSON");
+    }
+  }
+
+  #badBody(method: string, path: string, expected: string): ApiError {
+    return new ApiError({
+      status: 200,
+      code: "invalid_response",
+      message: `CMS API ${method} /v1${path} answered with a body that is not ${expected}; is the endpoint (${this.endpoint}) a Cluster Management Service?`,
+      method,
+      path: `/v1${path}`,
+    });
+  }
+}
+
+/**
+ * Create a client: `options` are merged over the defaults (see {@link DEFAULT_CLIENT_OPTIONS}).
+ * Same as `new CmsClient(options)`.
+ */
+export function createClient(options: ClientOptions): CmsClient {
+  return new CmsClient(options);
+}
+
+// Response headers of an ApiError, for the retry decision only (a WeakMap keeps them off the
+// error object, so they are never serialised or logged with it).
+const RESPONSE_HEADERS = new WeakMap<object, HeaderBag>();
+
+function retryAfterOf(status: number, headers: HeaderBag): number | undefined {
+  if (status === 429) return serverRequestedDelay(headers)?.delayMs;
+  return parseRetryAfter(headers["retry-after"]);
+}
+
+function retryInputOf(error: unknown, method: string, attempt: number): RetryInput | undefined {
+  if (error instanceof NetworkError) return { method, networkError: true, networkCode: error.code, attempt };
+  if (error instanceof ApiError) {
+    return { method, status: error.status, code: error.code, attempt, headers: RESPONSE_HEADERS.get(error) };
+  }
+  return undefined;
+}
+
+function isExchange(x: unknown): x is Exchange {
+  return typeof x === "object" && x !== null && "status" in x && "headers" in x && "body" in x && typeof (x as Exchange).body === "string";
+}
+
+function seg(id: string): string {
+  if (typeof id !== "string" || id === "") throw new Error("CMS client: an id is required");
+  return encodeURIComponent(id);
+}
+
+function definedParams(query: RequestSpec["query"]): Record<string, string | number> | undefined {
+  if (!query) return undefined;
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+/**
+ * What leaves the client: our own error, stripped of p-retry's bookkeeping. Anything else
+ * (a bug, an unexpected library error) is replaced by a clean error with a scrubbed message, so
+ * no foreign object holding request headers can escape.
+ */
+function finalError(error: unknown, method: string, path: string, token: string): Error {
+  if (error instanceof ApiError || error instanceof NetworkError) {
+    const e = error as unknown as Record<string, unknown>;
+    delete e.attemptNumber;
+    delete e.retriesLeft;
+    return error;
+  }
+  const text = error instanceof Error ? error.message : String(error);
+  const clean = new Error(`CMS API ${method} ${path} failed: ${text.split(token).join("***")}`);
+  return clean;
+}

@@ -1,0 +1,10 @@
+export { ApiError, type ApiErrorInit } from "./api-error";
+export { UnauthorizedError } from "./unauthorized-error";
+export { ForbiddenError } from "./forbidden-error";
+export { NotFoundError } from "./not-found-error";
+export { ValidationError } from "./validation-error";
+export { ConflictError } from "./conflict-error";
+export { RateLimitedError } from "./rate-limited-error";
+export { ServerError } from "./server-error";
+export { NetworkError, type NetworkErrorInit } from "./network-error";
+export { isNotFound, isConflict, isApiError } from "./predicates";

@@ -1,0 +1,58 @@
+/**
+ * Client of the Cluster Management Service v1 API: typed methods, typed errors, retries that
+ * never duplicate a cluster, and a process-wide rate limiter per endpoint + token.
+ */
+export { CmsClient, createClient, MAX_PER_PAGE } from "./client";
+export {
+  DEFAULT_CLIENT_OPTIONS,
+  normalizeEndpoint,
+  resolveClientOptions,
+  type ClientOptions,
+  type ResolvedClientOptions,
+  type RetryInfo,
+} from "./options";
+export * from "./errors";
+export {
+  errorFromResponse,
+  errorClassFor,
+  networkErrorFrom,
+  parseErrorBody,
+  redact,
+  type ErrorResponse,
+  type NoResponse,
+} from "./error-mapping";
+export {
+  parseRetryAfter,
+  parseRateLimitReset,
+  parseRateLimitHeaders,
+  parseDateHeader,
+  detectResetUnit,
+  type HeaderBag,
+  type RateLimitInfo,
+  type ResetUnit,
+} from "./headers";
+export {
+  decideRetry,
+  backoffDelay,
+  outcomeUnknown,
+  serverRequestedDelay,
+  DEFAULT_RETRY_POLICY,
+  type RetryInput,
+  type RetryPolicy,
+  type RetryDecision,
+} from "./retry";
+export {
+  RateLimiter,
+  computePacingDelay,
+  sharedLimiter,
+  clearSharedLimiters,
+  limiterKey,
+  DEFAULT_LIMITER_OPTIONS,
+  type LimiterOptions,
+  type LimiterState,
+  type LimiterTicket,
+  type PacingOptions,
+} from "./limiter";
+export { findCreatedCluster, CREATED_AT_TOLERANCE_MS } from "./reconcile";
+export { PACKAGE_VERSION, DEFAULT_USER_AGENT } from "./version";
+export * from "./types";

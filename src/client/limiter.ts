@@ -1,0 +1,201 @@
+/**
+ * Client-side rate limiter: reads `X-RateLimit-Remaining` / `X-RateLimit-Reset` from every
+ * response and paces requests so the plan's limit is never hit, instead of waiting for 429s.
+ *
+ * One limiter exists per endpoint + token in the process (the server counts per token), shared
+ * by every client, so many resources of one stack draw from one budget.
+ */
+import { createHash } from "node:crypto";
+import type { RateLimitInfo } from "./headers";
+
+/** What the limiter knows about the current window. All times are local epoch ms. */
+export interface LimiterState {
+  /** Requests allowed per window (`X-RateLimit-Limit`), when known. */
+  limit?: number;
+  /** Our estimate of requests left in the window (server's count minus requests in flight). */
+  remaining?: number;
+  /** When the window resets, on the local clock. */
+  resetAt?: number;
+  /** When the last request was let through. */
+  lastSentAt?: number;
+  /** Requests let through whose response has not arrived. */
+  inFlight: number;
+}
+
+/** Tuning of the pacing; merged over {@link DEFAULT_LIMITER_OPTIONS}. */
+export interface PacingOptions {
+  /**
+   * Pace only once `remaining` is at or below this fraction of the limit. Above it requests go
+   * out at once: a small stack should not crawl at 100/60 s when the budget is nowhere near used.
+   */
+  paceBelowFraction: number;
+  /**
+   * Extra wait after the reset when the window is used up. The reset header has one-second
+   * resolution and the server's window may end a little after the value it printed.
+   */
+  safetyMarginMs: number;
+  /** Cap on any single wait, guarding against a misread reset header. */
+  maxWaitMs: number;
+}
+
+/** Options of a {@link RateLimiter}: pacing plus injectable clock and sleep. */
+export interface LimiterOptions extends PacingOptions {
+  /** Clock, epoch ms. */
+  now: () => number;
+  /** Sleep; tests inject one that advances a fake clock. */
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** Defaults of {@link LimiterOptions}. */
+export const DEFAULT_LIMITER_OPTIONS: LimiterOptions = {
+  paceBelowFraction: 0.5,
+  safetyMarginMs: 1000,
+  maxWaitMs: 90_000,
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * How long to hold the next request, given the window state. Pure.
+ *
+ * - Nothing known, or the window already ended: 0 (the server will tell us the new state).
+ * - Window used up (`remaining <= 0`): wait for the reset plus a safety margin.
+ * - Budget at or below `paceBelowFraction` of the limit: spread what remains evenly over the
+ *   time left, i.e. leave `timeLeft / remaining` between consecutive requests.
+ * - Otherwise: 0.
+ */
+export function computePacingDelay(state: LimiterState, now: number, options: Partial<PacingOptions> = {}): number {
+  const o = { ...DEFAULT_LIMITER_OPTIONS, ...options };
+  if (state.remaining === undefined || state.resetAt === undefined) return 0;
+  const timeLeft = state.resetAt - now;
+  if (timeLeft <= 0) return 0;
+  if (state.remaining <= 0) return Math.min(timeLeft + o.safetyMarginMs, o.maxWaitMs);
+  const threshold = state.limit !== undefined ? state.limit * o.paceBelowFraction : Infinity;
+  if (state.remaining > threshold) return 0;
+  if (state.lastSentAt === undefined) return 0;
+  const interval = timeLeft / state.remaining;
+  return Math.min(Math.max(0, Math.ceil(state.lastSentAt + interval - now)), o.maxWaitMs);
+}
+
+/** Handle for one let-through request; give it back via {@link RateLimiter.complete}. */
+export interface LimiterTicket {
+  /** When the request was let through (local epoch ms). */
+  readonly sentAt: number;
+  /** How long `acquire` held it. */
+  readonly waitedMs: number;
+}
+
+/** Paces requests of one endpoint + token. See the module comment. */
+export class RateLimiter {
+  private readonly options: LimiterOptions;
+  private readonly state: LimiterState = { inFlight: 0 };
+  // Acquisitions are serialised so concurrent callers see each other's decrements.
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(options: Partial<LimiterOptions> = {}) {
+    this.options = { ...DEFAULT_LIMITER_OPTIONS, ...definedOnly(options) };
+  }
+
+  /** A copy of the current window state (for tests and diagnostics). */
+  snapshot(): LimiterState {
+    return { ...this.state };
+  }
+
+  /** Wait until a request may be sent, then count it against the window. */
+  async acquire(): Promise<LimiterTicket> {
+    const previous = this.queue;
+    let release!: () => void;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      const started = this.options.now();
+      // Re-check after every sleep: responses arriving meanwhile may have changed the picture.
+      for (let i = 0; i < 1000; i++) {
+        const delay = computePacingDelay(this.state, this.options.now(), this.options);
+        if (delay <= 0) break;
+        await this.options.sleep(delay);
+      }
+      const now = this.options.now();
+      const s = this.state;
+      if (s.resetAt !== undefined && now >= s.resetAt) {
+        // The window we knew about is over; assume a fresh one until a response says otherwise.
+        s.resetAt = undefined;
+        s.remaining = s.limit;
+      }
+      if (s.remaining !== undefined) s.remaining -= 1;
+      s.lastSentAt = now;
+      s.inFlight += 1;
+      return { sentAt: now, waitedMs: now - started };
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Record the outcome of a request let through by {@link acquire}.
+   *
+   * @param info rate-limit headers of its response; omit when no response arrived
+   * @param receivedAt local time the response arrived
+   */
+  complete(info?: RateLimitInfo, receivedAt: number = this.options.now()): void {
+    const s = this.state;
+    s.inFlight = Math.max(0, s.inFlight - 1);
+    if (!info) return;
+    if (info.limit !== undefined) s.limit = info.limit;
+    const resetAt = info.resetInMs !== undefined ? receivedAt + info.resetInMs : s.resetAt;
+    if (info.remaining !== undefined) {
+      // Requests still in flight may or may not be in the server's count: assume not, which can
+      // only make us slower, never push us over.
+      const estimate = info.remaining - s.inFlight;
+      const sameWindow = s.resetAt !== undefined && resetAt !== undefined && Math.abs(resetAt - s.resetAt) < 1500;
+      // Within one window responses can arrive out of order: never let a stale, higher count win.
+      s.remaining = sameWindow && s.remaining !== undefined ? Math.min(s.remaining, estimate) : estimate;
+    }
+    if (resetAt !== undefined) s.resetAt = resetAt;
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/**
+ * Registry key for an endpoint + token. The token is hashed: the key may show up in a debugger
+ * or a heap dump label, and must not reveal the secret.
+ */
+export function limiterKey(endpoint: string, token: string): string {
+  const digest = createHash("sha256").update(token).digest("hex").slice(0, 16);
+  return `${endpoint}#${digest}`;
+}
+
+// Kept on globalThis under a registered symbol so that two copies of this package loaded in one
+// process (Pulumi program + dynamic provider closure) still share one budget per token.
+const REGISTRY_SYMBOL = Symbol.for("pulumi-cms.client.limiters");
+function registry(): Map<string, RateLimiter> {
+  const g = globalThis as unknown as Record<symbol, Map<string, RateLimiter> | undefined>;
+  let map = g[REGISTRY_SYMBOL];
+  if (!map) {
+    map = new Map();
+    g[REGISTRY_SYMBOL] = map;
+  }
+  return map;
+}
+
+/** The process-wide limiter of an endpoint + token, created on first use. */
+export function sharedLimiter(endpoint: string, token: string): RateLimiter {
+  const key = limiterKey(endpoint, token);
+  const map = registry();
+  let limiter = map.get(key);
+  if (!limiter) {
+    limiter = new RateLimiter();
+    map.set(key, limiter);
+  }
+  return limiter;
+}
+
+/** Forget every shared limiter (tests: a fresh emulator restarts its windows). */
+export function clearSharedLimiters(): void {
+  registry().clear();
+}

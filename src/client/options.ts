@@ -1,0 +1,123 @@
+/** Client options, their defaults and their normalisation. */
+import type { RateLimiter } from "./limiter";
+import { DEFAULT_USER_AGENT } from "./version";
+
+/** What a retry looked like, for logging (`onRetry`). Never carries the token. */
+export interface RetryInfo {
+  /** Number of the attempt that failed, starting at 1. */
+  attempt: number;
+  /** Wait before the next attempt. */
+  delayMs: number;
+  /** Why we retry, e.g. `rate limited (waiting per Retry-After)`. */
+  reason: string;
+  method: string;
+  /** Path including `/v1`. */
+  path: string;
+}
+
+/** Options of {@link CmsClient}; every field but `endpoint` and `token` has a default. */
+export interface ClientOptions {
+  /** Base URL without `/v1`, e.g. `http://127.0.0.1:8787`; a trailing slash or `/v1` is accepted. */
+  endpoint: string;
+  /** API token, sent as `Authorization: Bearer <token>`. */
+  token: string;
+  /** Timeout of each HTTP request (not of the whole call with retries). Default 30 000. */
+  timeoutMs?: number;
+  /** Retries of a retryable failure. Default 8. */
+  retries?: number;
+  /** First backoff step. Default 500. */
+  minRetryDelayMs?: number;
+  /** Backoff cap. Default 30 000. Waits the server asks for (Retry-After) are not capped by it. */
+  maxRetryDelayMs?: number;
+  /** `User-Agent` header. Default `pulumi-cms/<version>`. */
+  userAgent?: string;
+  /** Called before each retry's wait. */
+  onRetry?: (info: RetryInfo) => void;
+  /**
+   * `true` (default): pace requests with the process-wide limiter of this endpoint + token.
+   * `false`: no pacing. A {@link RateLimiter} instance: use that one (tests inject a clock).
+   */
+  limiter?: boolean | RateLimiter;
+}
+
+/** Options after merging defaults and normalising. */
+export interface ResolvedClientOptions {
+  endpoint: string;
+  token: string;
+  timeoutMs: number;
+  retries: number;
+  minRetryDelayMs: number;
+  maxRetryDelayMs: number;
+  userAgent: string;
+  onRetry?: (info: RetryInfo) => void;
+  limiter: boolean | RateLimiter;
+}
+
+/** Defaults merged under the caller's options. */
+export const DEFAULT_CLIENT_OPTIONS = {
+  timeoutMs: 30_000,
+  retries: 8,
+  minRetryDelayMs: 500,
+  maxRetryDelayMs: 30_000,
+  userAgent: DEFAULT_USER_AGENT,
+  limiter: true,
+} as const;
+
+/**
+ * Normalise an endpoint: trim, drop trailing slashes and a trailing `/v1` (the client adds it).
+ * Throws on anything that is not an absolute http(s) URL.
+ */
+export function normalizeEndpoint(endpoint: string): string {
+  const raw = (endpoint ?? "").trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`Invalid CMS endpoint ${JSON.stringify(raw)}: expected an absolute URL such as https://cms.example.com`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`Invalid CMS endpoint ${JSON.stringify(raw)}: only http and https are supported`);
+  }
+  if (url.username || url.password) {
+    // Credentials in the URL would travel as Basic auth and show up in every message.
+    throw new Error("Invalid CMS endpoint: it must not contain credentials; pass the token separately");
+  }
+  url.search = "";
+  url.hash = "";
+  let path = url.pathname.replace(/\/+$/, "");
+  if (/\/v1$/i.test(path)) path = path.slice(0, -3).replace(/\/+$/, "");
+  return `${url.origin}${path}`;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new Error(`Invalid CMS client option ${name}: ${String(value)} (expected a number >= 0)`);
+  }
+  return value;
+}
+
+/** Merge `options` over {@link DEFAULT_CLIENT_OPTIONS} and validate them. */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  if (!options || typeof options !== "object") throw new Error("CMS client options are required");
+  const token = typeof options.token === "string" ? options.token.trim() : "";
+  if (!token) {
+    throw new Error("No CMS API token: set it with `pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable.");
+  }
+  const minRetryDelayMs = nonNegative("minRetryDelayMs", options.minRetryDelayMs, DEFAULT_CLIENT_OPTIONS.minRetryDelayMs);
+  const maxRetryDelayMs = Math.max(
+    minRetryDelayMs,
+    nonNegative("maxRetryDelayMs", options.maxRetryDelayMs, DEFAULT_CLIENT_OPTIONS.maxRetryDelayMs),
+  );
+  return {
+    endpoint: normalizeEndpoint(options.endpoint),
+    token,
+    timeoutMs: nonNegative("timeoutMs", options.timeoutMs, DEFAULT_CLIENT_OPTIONS.timeoutMs),
+    retries: Math.floor(nonNegative("retries", options.retries, DEFAULT_CLIENT_OPTIONS.retries)),
+    minRetryDelayMs,
+    maxRetryDelayMs,
+    userAgent: options.userAgent || DEFAULT_CLIENT_OPTIONS.userAgent,
+    onRetry: options.onRetry,
+    limiter: options.limiter ?? DEFAULT_CLIENT_OPTIONS.limiter,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Finding the cluster a POST created when its reply was lost. Pure: the client lists the
+ * clusters, this decides which one (if any) is ours.
+ */
+import type { ApiCluster, CreateClusterRequest } from "./types";
+
+/**
+ * How far before our request's start (on the server's clock, as we estimate it) a cluster may
+ * have been created and still count as ours. Covers the one-second resolution of the `Date`
+ * header we estimate the server's clock from, plus slack for an unknown clock.
+ */
+export const CREATED_AT_TOLERANCE_MS = 2_000;
+
+/**
+ * Pick the cluster our lost POST created, or `undefined` when it evidently did not create one.
+ *
+ * Names are not unique, so a candidate must have exactly the requested name, have been created
+ * after the request started (`notBefore`, on the server's clock, minus a tolerance), and match
+ * the requested shape (size, counts, phase). A cluster that existed before we sent the request
+ * is never taken. If several match (an earlier attempt of ours also landed), the newest wins.
+ *
+ * @param clusters every cluster visible to the token (all pages)
+ * @param request the body we POSTed
+ * @param notBefore server-clock epoch ms at which the first attempt was sent
+ */
+export function findCreatedCluster(
+  clusters: readonly ApiCluster[],
+  request: CreateClusterRequest,
+  notBefore: number,
+  toleranceMs: number = CREATED_AT_TOLERANCE_MS,
+): ApiCluster | undefined {
+  const created = (c: ApiCluster): number => {
+    const t = Date.parse(c.created_at);
+    return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  };
+  const candidates = clusters.filter(
+    (c) =>
+      c.name === request.name &&
+      created(c) >= notBefore - toleranceMs &&
+      c.status !== "deleting" &&
+      matchesRequest(c, request),
+  );
+  if (candidates.length === 0) return undefined;
+  return candidates.reduce((newest, c) => (created(c) > created(newest) ? c : newest));
+}
+
+// Compare the fields the server echoes back from the request. Nothing of ours can have changed
+// the cluster since (its id never reached us), so they still match; a field the server leaves
+// out is not held against the candidate.
+function matchesRequest(c: ApiCluster, r: CreateClusterRequest): boolean {
+  if (c.control_planes !== undefined && c.control_planes !== r.control_planes) return false;
+  if (c.workers !== undefined && c.workers !== r.workers) return false;
+  if (c.node_size !== undefined && c.node_size !== r.node_size) return false;
+  const phase = r.phase ?? "managed";
+  if (c.phase !== undefined && c.phase !== phase) return false;
+  return true;
+}
