@@ -1,0 +1,163 @@
+/**
+ * Service tokens: who may call `/v1`, with which permissions, on which clusters.
+ *
+ * Decisions (docs/api-contract.md): permissions are independent (`write` does not imply
+ * `read`, `admin` grants neither); scopes `*` and `cluster:*` cover every cluster,
+ * `cluster:<id>` one cluster (the full `cls_…` id; the bare hex part is accepted too).
+ */
+import { ApiError, clip, validationFailed } from "./errors";
+import { newSecret } from "./ids";
+import type { Permission, Plan, TokenSpec } from "./types";
+
+export const PERMISSIONS: readonly Permission[] = ["read", "write", "admin"];
+export const PLANS: readonly Plan[] = ["community", "pro", "enterprise"];
+
+/** A token as held in memory. */
+export interface Principal {
+  token: string;
+  permissions: ReadonlySet<Permission>;
+  scope: string;
+  /** The cluster id of a `cluster:<id>` scope; undefined for `*` and `cluster:*`. */
+  clusterId?: string;
+  plan: Plan;
+  /** Epoch ms; undefined when the token never expires. */
+  expiresAt?: number;
+}
+
+const SCOPE = /^(\*|cluster:\*|cluster:[A-Za-z0-9_-]{1,100})$/;
+
+/**
+ * Checks a token spec (from `--tokens`, `addToken` or the control API) and turns it into a
+ * {@link Principal}. Throws 400 `validation_failed` naming the field and the rule.
+ */
+export function toPrincipal(spec: unknown, where = "token"): Principal {
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
+    throw validationFailed(`${where} must be an object with token, permissions, scope and plan`);
+  }
+  const s = spec as Record<string, unknown>;
+  for (const key of Object.keys(s)) {
+    if (!["token", "permissions", "scope", "plan", "expires_at", "name"].includes(key)) {
+      throw validationFailed(`${where}.${clip(key, 40)} is not a known field; allowed: token, permissions, scope, plan, expires_at, name`);
+    }
+  }
+  if (typeof s.token !== "string" || !/^[\x21-\x7e]{8,512}$/.test(s.token)) {
+    throw validationFailed(`${where}.token must be a string of 8 to 512 printable ASCII characters without spaces`);
+  }
+  if (!Array.isArray(s.permissions) || !s.permissions.every((p) => PERMISSIONS.includes(p as Permission))) {
+    throw validationFailed(`${where}.permissions must be an array of "read", "write", "admin"`);
+  }
+  if (typeof s.scope !== "string" || !SCOPE.test(s.scope)) {
+    throw validationFailed(`${where}.scope must be "*", "cluster:*" or "cluster:<cluster id>"`);
+  }
+  if (typeof s.plan !== "string" || !PLANS.includes(s.plan as Plan)) {
+    throw validationFailed(`${where}.plan must be one of "community", "pro", "enterprise"`);
+  }
+  let expiresAt: number | undefined;
+  if (s.expires_at !== undefined && s.expires_at !== null) {
+    expiresAt = typeof s.expires_at === "string" ? Date.parse(s.expires_at) : NaN;
+    if (Number.isNaN(expiresAt)) throw validationFailed(`${where}.expires_at must be an ISO 8601 date-time`);
+  }
+  const scope = s.scope;
+  let clusterId: string | undefined;
+  if (scope.startsWith("cluster:") && scope !== "cluster:*") {
+    const id = scope.slice("cluster:".length);
+    clusterId = id.startsWith("cls_") ? id : `cls_${id}`;
+  }
+  return {
+    token: s.token,
+    permissions: new Set(s.permissions as Permission[]),
+    scope,
+    clusterId,
+    plan: s.plan as Plan,
+    expiresAt,
+  };
+}
+
+/** Known tokens, looked up by their secret. */
+export class TokenStore {
+  private readonly byToken = new Map<string, Principal>();
+
+  add(p: Principal): void {
+    this.byToken.set(p.token, p);
+  }
+
+  has(token: string): boolean {
+    return this.byToken.has(token);
+  }
+
+  /**
+   * Resolves an `Authorization` header value. Throws 401 `unauthorized` when it is missing,
+   * not a Bearer token, unknown or expired. The token itself never appears in a message.
+   */
+  authenticate(header: string | undefined, now: number): Principal {
+    const token = bearer(header);
+    if (token === undefined) {
+      throw new ApiError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
+    }
+    const p = this.byToken.get(token);
+    if (!p) throw new ApiError(401, "unauthorized", "The API token is invalid or expired");
+    if (p.expiresAt !== undefined && now >= p.expiresAt) {
+      throw new ApiError(401, "unauthorized", `The API token is invalid or expired (it expired at ${new Date(p.expiresAt).toISOString()})`);
+    }
+    return p;
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
+  return m ? m[1] : undefined;
+}
+
+/** Throws 403 `forbidden` unless the token carries `permission`. */
+export function requirePermission(p: Principal, permission: Permission, action: string): void {
+  if (!p.permissions.has(permission)) {
+    const has = [...p.permissions].join(", ") || "none";
+    throw new ApiError(
+      403,
+      "forbidden",
+      `Insufficient permissions: ${action} requires the "${permission}" permission; this token has: ${has}`,
+    );
+  }
+}
+
+/** True when the token's scope covers the cluster. */
+export function inScope(p: Principal, clusterId: string): boolean {
+  return p.clusterId === undefined || p.clusterId === clusterId;
+}
+
+/** Throws 403 `forbidden` unless the token's scope covers the cluster. */
+export function requireScope(p: Principal, clusterId: string, action: string): void {
+  if (!inScope(p, clusterId)) {
+    throw new ApiError(
+      403,
+      "forbidden",
+      `Insufficient permissions: ${action} on cluster ${clusterId} requires scope "*", "cluster:*" or "cluster:${clusterId}"; this token's scope is "${p.scope}"`,
+    );
+  }
+}
+
+/** Throws 403 `forbidden` unless the token may create clusters (scope `*` or `cluster:*`). */
+export function requireCreateScope(p: Principal): void {
+  if (p.clusterId !== undefined) {
+    throw new ApiError(
+      403,
+      "forbidden",
+      `Insufficient permissions: creating a cluster requires scope "*" or "cluster:*"; this token's scope is "${p.scope}"`,
+    );
+  }
+}
+
+/** A random dev token. */
+export function newDevToken(): string {
+  return newSecret("cms_dev_");
+}
+
+/** A random control-API token. */
+export function newAdminToken(): string {
+  return newSecret("cms_admin_");
+}
+
+/** Re-export for callers that build specs. */
+export type { TokenSpec };

@@ -1,0 +1,102 @@
+/**
+ * The `/_emulator/` HTTP routes: the control API over HTTP, guarded by the admin token.
+ * Service tokens are refused here (403), anything else 401. These routes are not counted,
+ * rate limited or affected by faults.
+ */
+import type { FastifyInstance } from "fastify";
+import { bearer } from "./auth";
+import { ApiError, validationFailed } from "./errors";
+import type { ControlExtras } from "./control";
+import type { EmulatorState } from "./state";
+import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
+
+/** Route table, also used by the control client and the README. */
+export const CONTROL_ROUTES = {
+  reset: "POST /_emulator/reset",
+  listFaults: "GET /_emulator/faults",
+  injectFault: "POST /_emulator/faults",
+  clearFaults: "DELETE /_emulator/faults",
+  failNext: "POST /_emulator/fail-next",
+  scale: "POST /_emulator/clusters/:cluster_id/scale",
+  resize: "POST /_emulator/clusters/:cluster_id/resize",
+  upgrade: "POST /_emulator/clusters/:cluster_id/upgrade",
+  deleteCluster: "DELETE /_emulator/clusters/:cluster_id",
+  rotateKubeconfig: "POST /_emulator/clusters/:cluster_id/rotate-kubeconfig",
+  clusters: "GET /_emulator/clusters",
+  requestCounts: "GET /_emulator/request-counts",
+  resetRequestCounts: "DELETE /_emulator/request-counts",
+  addToken: "POST /_emulator/tokens",
+  timings: "GET /_emulator/timings",
+  setTimings: "PATCH /_emulator/timings",
+  stats: "GET /_emulator/stats",
+} as const;
+
+type Body = Record<string, unknown> | undefined;
+type Params = { cluster_id: string };
+
+function object(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationFailed("Request body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+export function registerControlRoutes(
+  app: FastifyInstance,
+  state: EmulatorState,
+  adminToken: string,
+  control: EmulatorControl & ControlExtras,
+): void {
+  void app.register(
+    async (ctl) => {
+      ctl.addHook("onRequest", async (req) => {
+        const token = bearer(req.headers.authorization);
+        if (token === adminToken) return;
+        if (token !== undefined && state.tokens.has(token)) {
+          throw new ApiError(403, "forbidden", "Insufficient permissions: the control API needs the emulator's admin token, not a service token");
+        }
+        throw new ApiError(401, "unauthorized", "The admin token is missing, invalid or expired: send Authorization: Bearer <adminToken>");
+      });
+      const done = <T>(p: Promise<T>, reply: { code(n: number): { send(b?: unknown): unknown } }) =>
+        p.then(() => reply.code(204).send());
+
+      ctl.post("/reset", async (_req, reply) => done(control.reset(), reply));
+      ctl.get("/faults", async () => ({ items: await control.faults() }));
+      ctl.post<{ Body: Body }>("/faults", async (req, reply) =>
+        reply.code(201).send(await control.injectFault(object(req.body) as unknown as FaultSpec)),
+      );
+      ctl.delete("/faults", async (_req, reply) => done(control.clearFaults(), reply));
+      ctl.post<{ Body: Body }>("/fail-next", async (req, reply) =>
+        done(control.failNext(object(req.body).operation as "create" | "update"), reply),
+      );
+      ctl.post<{ Body: Body; Params: Params }>("/clusters/:cluster_id/scale", async (req, reply) =>
+        done(control.scale(req.params.cluster_id, object(req.body).workers as number), reply),
+      );
+      ctl.post<{ Body: Body; Params: Params }>("/clusters/:cluster_id/resize", async (req, reply) =>
+        done(control.resize(req.params.cluster_id, object(req.body).node_size as string), reply),
+      );
+      ctl.post<{ Body: Body; Params: Params }>("/clusters/:cluster_id/upgrade", async (req, reply) =>
+        done(control.upgrade(req.params.cluster_id, object(req.body).kubernetes_version as string), reply),
+      );
+      ctl.delete<{ Params: Params }>("/clusters/:cluster_id", async (req, reply) =>
+        done(control.deleteCluster(req.params.cluster_id), reply),
+      );
+      ctl.post<{ Params: Params }>("/clusters/:cluster_id/rotate-kubeconfig", async (req, reply) =>
+        done(control.rotateKubeconfig(req.params.cluster_id), reply),
+      );
+      ctl.get("/clusters", async () => ({ items: await control.clusters() }));
+      ctl.get("/request-counts", async () => control.requestCounts());
+      ctl.delete("/request-counts", async (_req, reply) => done(control.resetRequestCounts(), reply));
+      ctl.post<{ Body: Body }>("/tokens", async (req, reply) => {
+        await control.addToken(object(req.body) as unknown as TokenSpec);
+        return reply.code(201).send({ added: true });
+      });
+      ctl.get("/timings", async () => control.timings());
+      ctl.patch<{ Body: Body }>("/timings", async (req) => {
+        await control.setTimings(object(req.body) as Timings);
+        return control.timings();
+      });
+      ctl.get("/stats", async () => control.stats());
+    },
+    { prefix: "/_emulator" },
+  );
+}

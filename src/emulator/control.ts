@@ -1,0 +1,139 @@
+/**
+ * The control API implemented directly over the state: what `RunningEmulator.control` is,
+ * and what the `/_emulator/` HTTP routes call. Out-of-band changes behave as if made in the
+ * web console: they bypass tokens and rate limits but follow the same status rules.
+ */
+import type { ApiCluster, NodeSize } from "../client/types";
+import { NODE_SIZES } from "../client/types";
+import { toPrincipal } from "./auth";
+import { ApiError, clusterNotFound, conflict, validationFailed } from "./errors";
+import {
+  deleteCluster as startDelete,
+  newKubeconfigCredential,
+  scaleCluster,
+  settle,
+  toApiCluster,
+  upgradeCluster,
+  type ClusterRecord,
+} from "./lifecycle";
+import { MAX_WORKERS } from "./schemas";
+import { checkTimings, type EmulatorState } from "./state";
+import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
+
+/** Builds the in-process {@link EmulatorControl} of a state. */
+export function createControl(state: EmulatorState): EmulatorControl & ControlExtras {
+  const running = (id: unknown, action: string): ClusterRecord => {
+    if (typeof id !== "string") throw validationFailed("clusterId must be a string");
+    const c = state.get(id);
+    if (!c) throw clusterNotFound(id);
+    if (c.status !== "running") throw conflict(`Cluster ${c.id} is ${c.status}; it can be ${action} only when running`);
+    return c;
+  };
+  const sync = <T>(fn: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(fn());
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+
+  return {
+    reset: () =>
+      sync(() => {
+        state.clearClusters();
+        state.faults.clear();
+        state.counts.clear();
+        state.limiter.reset();
+        state.failNext.create = 0;
+        state.failNext.update = 0;
+        state.onChange();
+      }),
+    injectFault: (f: FaultSpec) => sync(() => ({ id: state.faults.add(f).id })),
+    clearFaults: () => sync(() => state.faults.clear()),
+    failNext: (operation) =>
+      sync(() => {
+        if (operation !== "create" && operation !== "update") throw validationFailed('operation must be "create" or "update"');
+        state.failNext[operation] += 1;
+      }),
+    scale: (clusterId, workers) =>
+      sync(() => {
+        if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+          throw validationFailed(`workers must be an integer between 1 and ${MAX_WORKERS}`);
+        }
+        const c = running(clusterId, "scaled");
+        if (scaleCluster(c, { workers }, state.now(), state.durations.scale, false)) state.onChange();
+      }),
+    resize: (clusterId, nodeSize) =>
+      sync(() => {
+        if (!NODE_SIZES.includes(nodeSize as NodeSize)) throw validationFailed(`node_size must be one of ${NODE_SIZES.join(", ")}`);
+        const c = running(clusterId, "resized");
+        if (scaleCluster(c, { node_size: nodeSize as NodeSize }, state.now(), state.durations.scale, false)) state.onChange();
+      }),
+    upgrade: (clusterId, version) =>
+      sync(() => {
+        if (typeof version !== "string" || !/^v\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(version)) {
+          throw validationFailed("kubernetes_version must look like v<major>.<minor>.<patch>, e.g. v1.31.0");
+        }
+        const c = running(clusterId, "upgraded");
+        if (upgradeCluster(c, version, state.now(), state.durations.upgrade)) state.onChange();
+      }),
+    deleteCluster: (clusterId) =>
+      sync(() => {
+        if (typeof clusterId !== "string") throw validationFailed("clusterId must be a string");
+        const c = state.get(clusterId);
+        if (!c) throw clusterNotFound(clusterId);
+        if (c.status === "deleting") return;
+        startDelete(c, state.now(), state.durations.delete);
+        state.markDeleting(c.id);
+        state.onChange();
+      }),
+    rotateKubeconfig: (clusterId) =>
+      sync(() => {
+        if (typeof clusterId !== "string") throw validationFailed("clusterId must be a string");
+        const c = state.get(clusterId);
+        if (!c) throw clusterNotFound(clusterId);
+        c.kubeconfig = newKubeconfigCredential();
+        state.onChange();
+      }),
+    requestCounts: () => sync(() => Object.fromEntries(state.counts)),
+    resetRequestCounts: () => sync(() => state.counts.clear()),
+    addToken: (t: TokenSpec) => sync(() => state.tokens.add(toPrincipal(t))),
+    setTimings: (t: Timings) =>
+      sync(() => {
+        try {
+          checkTimings(t);
+        } catch (e) {
+          throw validationFailed((e as Error).message);
+        }
+        state.setTimings(t);
+      }),
+    clusters: () =>
+      sync((): ApiCluster[] => {
+        const now = state.now();
+        state.purge(now);
+        return state.order.map((id) => {
+          const c = state.clusters.get(id)!;
+          settle(c, now);
+          return toApiCluster(c);
+        });
+      }),
+    faults: () => sync(() => state.faults.list()),
+    timings: () => sync(() => state.timings()),
+    stats: () =>
+      sync(() => {
+        const m = process.memoryUsage();
+        let nodes = 0;
+        for (const c of state.clusters.values()) nodes += c.nodes.length;
+        return { clusters: state.clusters.size, nodes, rss_bytes: m.rss, heap_used_bytes: m.heapUsed };
+      }),
+  };
+}
+
+/** Control operations beyond {@link EmulatorControl}, served over HTTP too. */
+export interface ControlExtras {
+  faults(): Promise<unknown[]>;
+  timings(): Promise<Required<Timings>>;
+  stats(): Promise<{ clusters: number; nodes: number; rss_bytes: number; heap_used_bytes: number }>;
+}
+
+export { ApiError };

@@ -1,0 +1,76 @@
+/**
+ * Typed API errors, rendered in the service's own `{error, message}` body.
+ *
+ * Every failure the emulator reports goes through {@link ApiError} so that status code,
+ * machine-readable code and human-readable message stay together and cannot drift apart.
+ */
+
+/** Machine-readable error codes the emulator can answer with (see docs/api-contract.md). */
+export type ErrorCode =
+  | "unauthorized"
+  | "forbidden"
+  | "validation_failed"
+  | "invalid_json"
+  | "bad_request"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "payload_too_large"
+  | "rate_limited"
+  | "internal"
+  | "bad_gateway"
+  | "unavailable";
+
+/** An error that is part of the API: it carries its HTTP status, code, message and headers. */
+export class ApiError extends Error {
+  /** Extra response headers (Allow, Retry-After, ...). */
+  readonly headers: Record<string, string>;
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.headers = headers;
+  }
+
+  /** The JSON body sent to the client. */
+  toBody(): { error: ErrorCode; message: string } {
+    return { error: this.code, message: this.message };
+  }
+}
+
+/** 400 `validation_failed`: `field` names what is wrong, `rule` says what is expected. */
+export function validationFailed(message: string): ApiError {
+  return new ApiError(400, "validation_failed", message);
+}
+
+/** 404 `not_found` for an unknown cluster. */
+export function clusterNotFound(clusterId: string): ApiError {
+  return new ApiError(404, "not_found", `Cluster ${clip(clusterId)} not found`);
+}
+
+/** 404 `not_found` for an unknown node of a known cluster. */
+export function nodeNotFound(clusterId: string, nodeId: string): ApiError {
+  return new ApiError(404, "not_found", `Node ${clip(nodeId)} not found in cluster ${clip(clusterId)}`);
+}
+
+/** 409 `conflict`. */
+export function conflict(message: string): ApiError {
+  return new ApiError(409, "conflict", message);
+}
+
+/** 500 `internal`: never says what went wrong inside. */
+export function internalError(): ApiError {
+  return new ApiError(500, "internal", "Internal error");
+}
+
+/**
+ * Shortens client-supplied text before echoing it in a message, so a 1 MiB garbage id
+ * does not come back in the error body.
+ */
+export function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

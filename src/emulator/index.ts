@@ -1,0 +1,81 @@
+/**
+ * A faithful local emulator of the Cluster Management Service (`/v1`), plus a control API
+ * (`/_emulator/`) for tests, demos and benchmarks.
+ *
+ * ```ts
+ * const emu = await startEmulator({ provisionSeconds: 0.2 });
+ * await fetch(`${emu.url}/v1/clusters`, { headers: { authorization: `Bearer ${emu.token}` } });
+ * await emu.control.failNext("create");
+ * await emu.close();
+ * ```
+ */
+import { newAdminToken, newDevToken, toPrincipal } from "./auth";
+import { systemClock } from "./clock";
+import { createControl } from "./control";
+import { loadState, Persister } from "./persistence";
+import { buildServer } from "./server";
+import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
+import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
+
+export type { EmulatorControl, EmulatorOptions, FaultSpec, Permission, Plan, RunningEmulator, Timings, TokenSpec } from "./types";
+export { controlClient, ControlError } from "./control-client";
+export { ManualClock, systemClock, type Clock } from "./clock";
+export { DEFAULT_TIMINGS } from "./state";
+export { PLAN_LIMITS } from "./limits";
+export { CONTROL_ROUTES } from "./control-routes";
+
+/**
+ * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every
+ * permission, scope `*`); with neither, a dev token is generated (`RunningEmulator.token`).
+ * Throws on invalid options (bad token spec, bad durations, unreadable state file).
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const clock = options.clock ?? systemClock;
+  const timings = { ...DEFAULT_TIMINGS };
+  for (const key of Object.keys(timings) as Array<keyof typeof timings>) {
+    if (options[key] !== undefined) timings[key] = options[key]!;
+  }
+  checkTimings(timings);
+  const state = new EmulatorState(clock, timings, options.planLimits);
+
+  const specs: TokenSpec[] = [];
+  if (options.token !== undefined) {
+    specs.push({ token: options.token, permissions: ["read", "write", "admin"], scope: "*", plan: options.plan ?? "enterprise" });
+  }
+  specs.push(...(options.tokens ?? []));
+  if (specs.length === 0) {
+    specs.push({ token: newDevToken(), permissions: ["read", "write", "admin"], scope: "*", plan: options.plan ?? "enterprise" });
+  }
+  specs.forEach((spec, i) => state.tokens.add(toPrincipal(spec, `tokens[${i}]`)));
+  const adminToken = options.adminToken ?? newAdminToken();
+  if (state.tokens.has(adminToken)) throw new Error("adminToken must differ from every service token");
+
+  let persister: Persister | undefined;
+  if (options.statePath) {
+    loadState(options.statePath, state);
+    persister = new Persister(options.statePath, state);
+    const p = persister;
+    state.onChange = () => p.schedule();
+  }
+
+  const control = createControl(state);
+  const app = buildServer(state, { logger: options.logger, adminToken, control });
+  const host = options.host ?? "127.0.0.1";
+  await app.listen({ host, port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : options.port ?? 0;
+  const shownHost = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${port}`,
+    token: specs[0].token,
+    adminToken,
+    control,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await persister?.flush();
+      })()),
+  };
+}

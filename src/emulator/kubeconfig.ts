@@ -1,0 +1,29 @@
+/**
+ * Kubeconfig rendering. The file is a real kubeconfig (clusters, users, contexts,
+ * current-context) that `kubectl config view` accepts; its server is the cluster's endpoint
+ * and its user authenticates with a bearer token that changes only on rotation.
+ */
+import { stringify } from "yaml";
+import type { ClusterRecord } from "./lifecycle";
+
+/** YAML text of the cluster's kubeconfig. */
+export function renderKubeconfig(c: ClusterRecord): string {
+  const user = `${c.name}-admin`;
+  const context = `admin@${c.name}`;
+  // A syntactically valid PEM wrapper around random bytes: clients that only decode it work.
+  const pem = `-----BEGIN CERTIFICATE-----\n${Buffer.from(c.kubeconfig.ca, "hex").toString("base64")}\n-----END CERTIFICATE-----\n`;
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: c.name,
+        cluster: { server: c.endpoint, "certificate-authority-data": Buffer.from(pem).toString("base64") },
+      },
+    ],
+    users: [{ name: user, user: { token: c.kubeconfig.token } }],
+    contexts: [{ name: context, context: { cluster: c.name, user, namespace: "default" } }],
+    "current-context": context,
+    preferences: {},
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * The cluster operations of `/v1`, one function per API operation. Each receives the
+ * emulator state, the caller's token and already schema-checked input, and either returns
+ * the response body or throws an {@link ApiError}. Nothing changes before every check passed.
+ */
+import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, NodeSize, Phase } from "../../client/types";
+import { requireCreateScope, requireScope, type Principal } from "../auth";
+import { clusterNotFound, conflict, validationFailed } from "../errors";
+import { deleteCluster as startDelete, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
+import type { EmulatorState } from "../state";
+
+/** Validated query of GET /v1/clusters. */
+export interface ListQuery {
+  page?: string;
+  per_page?: string;
+  status?: ClusterStatus;
+}
+
+/** GET /v1/clusters: oldest first, limited to the token's scope. */
+export function listClusters(state: EmulatorState, p: Principal, q: ListQuery): ApiClusterList {
+  const page = q.page ? Number(q.page) : 1;
+  const perPage = q.per_page ? Number(q.per_page) : 20;
+  const now = state.now();
+  state.purge(now);
+  let total: number;
+  let items: ApiCluster[] = [];
+  const start = (page - 1) * perPage;
+  if (p.clusterId !== undefined) {
+    const c = state.get(p.clusterId, now);
+    const all = c && (!q.status || c.status === q.status) ? [c] : [];
+    total = all.length;
+    items = all.slice(start, start + perPage).map(toApiCluster);
+  } else if (q.status) {
+    // The filter needs every cluster's current status: settle them all (cheap when idle).
+    const matching: ClusterRecord[] = [];
+    for (const id of state.order) {
+      const c = state.clusters.get(id)!;
+      settle(c, now);
+      if (c.status === q.status) matching.push(c);
+    }
+    total = matching.length;
+    items = matching.slice(start, start + perPage).map(toApiCluster);
+  } else {
+    total = state.order.length;
+    for (const id of state.order.slice(start, start + perPage)) {
+      const c = state.clusters.get(id)!;
+      settle(c, now);
+      items.push(toApiCluster(c));
+    }
+  }
+  return { items, total, page, per_page: perPage };
+}
+
+/** Validated body of POST /v1/clusters. */
+export interface CreateBody {
+  name: string;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  phase?: Phase;
+  infra_id?: string;
+}
+
+/** POST /v1/clusters: a new cluster in `provisioning`. */
+export function createCluster(state: EmulatorState, p: Principal, body: CreateBody): ApiClusterSummary {
+  requireCreateScope(p);
+  const phase = body.phase ?? "managed";
+  if (phase !== "managed" && body.infra_id === undefined) {
+    throw validationFailed(`infra_id is required when phase is ${phase} (it is optional only for managed)`);
+  }
+  const now = state.now();
+  const fail = state.failNext.create > 0;
+  if (fail) state.failNext.create -= 1;
+  const c = provisionCluster(
+    { name: body.name, control_planes: body.control_planes, workers: body.workers, node_size: body.node_size, phase, infra_id: body.infra_id ?? null },
+    now,
+    state.durations.provision,
+    fail,
+    state.subnetSeq++,
+  );
+  state.add(c);
+  state.onChange();
+  return toSummary(c);
+}
+
+/** Finds a cluster the token may act on: 404 when unknown, then 403 when out of scope. */
+export function findCluster(state: EmulatorState, p: Principal, id: string, action: string): ClusterRecord {
+  const c = state.get(id);
+  if (!c) throw clusterNotFound(id);
+  requireScope(p, c.id, action);
+  return c;
+}
+
+/** GET /v1/clusters/{id}. */
+export function getCluster(state: EmulatorState, p: Principal, id: string): ApiCluster {
+  return toApiCluster(findCluster(state, p, id, "reading"));
+}
+
+/** Validated body of PATCH /v1/clusters/{id}. */
+export interface UpdateBody {
+  workers?: number;
+  node_size?: NodeSize;
+}
+
+/**
+ * PATCH /v1/clusters/{id}: only on a `running` cluster (409 otherwise). A change moves it
+ * to `scaling`; a PATCH that changes nothing answers the cluster unchanged.
+ */
+export function updateCluster(state: EmulatorState, p: Principal, id: string, body: UpdateBody): ApiCluster {
+  const c = findCluster(state, p, id, "modifying");
+  if (c.status !== "running") {
+    throw conflict(`Cluster ${c.id} is ${c.status}; it can be modified only when running`);
+  }
+  const now = state.now();
+  const willFail = state.failNext.update > 0;
+  if (scaleCluster(c, body, now, state.durations.scale, willFail)) {
+    if (willFail) state.failNext.update -= 1;
+    state.onChange();
+  }
+  return toApiCluster(c);
+}
+
+/**
+ * DELETE /v1/clusters/{id}: allowed when `running` or `error`; it is `deleting` until gone.
+ * Deleting a cluster that is already `deleting` answers 204 again and changes nothing.
+ */
+export function deleteCluster(state: EmulatorState, p: Principal, id: string): void {
+  const c = findCluster(state, p, id, "deleting");
+  if (c.status === "deleting") return;
+  if (c.status !== "running" && c.status !== "error") {
+    throw conflict(`Cluster ${c.id} is ${c.status}; it can be deleted only when running or in error`);
+  }
+  startDelete(c, state.now(), state.durations.delete);
+  state.markDeleting(c.id);
+  state.onChange();
+}
+

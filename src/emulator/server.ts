@@ -1,0 +1,276 @@
+/**
+ * The HTTP server: fastify with the `/v1` service routes and the `/_emulator/` control
+ * routes (kept apart in control-routes.ts).
+ *
+ * Order of checks on `/v1` (docs/api-contract.md): request counted → injected faults →
+ * route (404/405) → token (401) → rate limit (429) → permission (403) → body (413/400) →
+ * cluster exists (404) → cluster in scope (403) → cluster status (409).
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { requirePermission, type Principal } from "./auth";
+import { ApiError, clip, internalError } from "./errors";
+import type { Fault } from "./faults";
+import { registerControlRoutes } from "./control-routes";
+import type { EmulatorControl } from "./types";
+import type { ControlExtras } from "./control";
+import type { Permission } from "./types";
+import { createCluster, deleteCluster, getCluster, listClusters, updateCluster, type CreateBody, type ListQuery, type UpdateBody } from "./operations/clusters";
+import { getKubeconfig } from "./operations/kubeconfig";
+import { getNode, listNodes } from "./operations/nodes";
+import {
+  clusterListSchema,
+  clusterSchema,
+  clusterSummarySchema,
+  createBody,
+  formatValidationError,
+  listQuery,
+  noQuery,
+  nodeListSchema,
+  nodeSchema,
+  updateBody,
+} from "./schemas";
+import type { EmulatorState } from "./state";
+
+/** Largest accepted request body: 1 MiB. */
+export const BODY_LIMIT = 1024 * 1024;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The authenticated token of a `/v1` request. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Permission a `/v1` route needs, and the action named in 403 messages. */
+    permission?: Permission;
+    action?: string;
+    /** Set on the catch-all route of a `/v1` path: the methods it does allow (405). */
+    allow?: string[];
+  }
+}
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/** Options of {@link buildServer}. */
+export interface ServerOptions {
+  logger?: boolean;
+  adminToken: string;
+  control: EmulatorControl & ControlExtras;
+}
+
+/** Builds (does not start) the fastify app serving `state`. */
+export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: opts.logger
+      ? {
+          // Request lines only: never headers (tokens) nor bodies.
+          serializers: {
+            req: (req: FastifyRequest) => ({ method: req.method, url: req.url }),
+          },
+        }
+      : false,
+    bodyLimit: BODY_LIMIT,
+    exposeHeadRoutes: false,
+    forceCloseConnections: true,
+    ajv: {
+      // Strict: "3" is not a number and unknown fields are errors, not silently dropped.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, verbose: true },
+    },
+    schemaErrorFormatter: (errors, dataVar) => formatValidationError(errors as never, dataVar),
+    frameworkErrors: (err, _req, reply) => {
+      void (reply as FastifyReply).code(400).send({ error: "bad_request", message: `Malformed request: ${err.code === "FST_ERR_BAD_URL" ? "the URL is not valid" : "it cannot be parsed"}` });
+    },
+  });
+  app.decorateRequest("principal", null);
+
+  // Bodies are parsed as JSON whatever their Content-Type, so `curl -d '{...}'` works.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (e) {
+      done(new ApiError(400, "invalid_json", `Request body is not valid JSON: ${clip((e as Error).message, 120)}`), undefined);
+    }
+  });
+
+  app.addHook("onRequest", async (req, reply) => {
+    const path = pathOf(req.url);
+    if (path !== "/v1" && !path.startsWith("/v1/")) return;
+    const route = req.routeOptions.url;
+    state.count(`${req.method} ${route ?? "(unmatched)"}`);
+    if (!state.faults.empty) {
+      const outcome = state.faults.take(req.method, path, route);
+      if (outcome.latencyMs > 0) await sleep(outcome.latencyMs);
+      if (outcome.fault) return answerFault(outcome.fault, req, reply);
+    }
+    const { permission, allow } = req.routeOptions.config ?? {};
+    if (allow) {
+      // Before the body is read: a wrong method is 405 whatever the body holds.
+      throw new ApiError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${route}; allowed: ${allow.join(", ")}`, {
+        allow: allow.join(", "),
+      });
+    }
+    if (!permission) return; // unknown routes answer 404 before authentication
+    const now = state.now();
+    const principal = state.tokens.authenticate(req.headers.authorization, now);
+    const rate = state.limiter.hit(principal.token, principal.plan, now);
+    void reply.headers(rate.headers);
+    requirePermission(principal, permission, req.routeOptions.config.action ?? "this action");
+    req.principal = principal;
+  });
+
+  function answerFault(f: Fault, req: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+    if (f.kind === "drop") {
+      // No response at all: the client sees a reset connection.
+      reply.hijack();
+      req.raw.socket.destroy();
+      return reply;
+    }
+    if (f.kind === "rate_limit") {
+      const retryAfter = f.retryAfterSeconds ?? 1;
+      const headers: Record<string, string> = { "retry-after": String(retryAfter) };
+      try {
+        const p = state.tokens.authenticate(req.headers.authorization, state.now());
+        headers["x-ratelimit-limit"] = String(state.limiter.limitOf(p.plan));
+        headers["x-ratelimit-remaining"] = "0";
+        headers["x-ratelimit-reset"] = String(Math.ceil(state.now() / 1000) + retryAfter);
+      } catch {
+        // Unknown token: the storm still answers 429, just without the window headers.
+      }
+      return reply
+        .code(429)
+        .headers(headers)
+        .send({ error: "rate_limited", message: `Rate limit exceeded; retry in ${retryAfter} s` });
+    }
+    const status = f.status ?? 503;
+    const body =
+      status === 500
+        ? internalError().toBody()
+        : status === 502
+          ? { error: "bad_gateway", message: "Bad gateway: the upstream service did not answer" }
+          : { error: "unavailable", message: "Service temporarily unavailable" };
+    return reply.code(status).send(body);
+  }
+
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    let api: ApiError;
+    if (err instanceof ApiError) api = err;
+    else if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      api = new ApiError(413, "payload_too_large", `Request body exceeds the limit of 1 MiB (${BODY_LIMIT} bytes)`);
+    } else if (err.code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
+      api = new ApiError(400, "bad_request", "Request body length does not match its Content-Length header");
+    } else if (typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) {
+      api = new ApiError(400, "bad_request", "Malformed request");
+    } else {
+      req.log.error({ err }, "internal error");
+      api = internalError();
+    }
+    void reply.code(api.statusCode).headers(api.headers).send(api.toBody());
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send({ error: "not_found", message: `No route ${req.method} ${clip(pathOf(req.url))}` });
+  });
+
+  registerV1Routes(app, state);
+  registerControlRoutes(app, state, opts.adminToken, opts.control);
+  return app;
+}
+
+/** The `/v1` routes, plus a 405 answer for every other method on the same paths. */
+function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
+  const who = (req: FastifyRequest): Principal => req.principal as Principal;
+  type Params = { cluster_id: string; node_id: string };
+  const routes: Record<string, Record<string, (app: FastifyInstance, url: string) => void>> = {
+    "/v1/clusters": {
+      GET: (a, url) =>
+        a.get<{ Querystring: ListQuery }>(url, {
+          schema: { querystring: listQuery, response: { 200: clusterListSchema } },
+          config: { permission: "read", action: "listing clusters" },
+          handler: async (req) => listClusters(state, who(req), req.query),
+        }),
+      POST: (a, url) =>
+        a.post<{ Body: CreateBody }>(url, {
+          schema: { querystring: noQuery, body: createBody, response: { 201: clusterSummarySchema } },
+          config: { permission: "write", action: "creating a cluster" },
+          handler: async (req, reply) => {
+            const summary = createCluster(state, who(req), req.body);
+            return reply.code(201).header("location", `/v1/clusters/${summary.id}`).send(summary);
+          },
+        }),
+    },
+    "/v1/clusters/:cluster_id": {
+      GET: (a, url) =>
+        a.get<{ Params: Params }>(url, {
+          schema: { querystring: noQuery, response: { 200: clusterSchema } },
+          config: { permission: "read", action: "reading a cluster" },
+          handler: async (req) => getCluster(state, who(req), req.params.cluster_id),
+        }),
+      PATCH: (a, url) =>
+        a.patch<{ Params: Params; Body: UpdateBody }>(url, {
+          schema: { querystring: noQuery, body: updateBody, response: { 200: clusterSchema } },
+          config: { permission: "write", action: "modifying a cluster" },
+          handler: async (req) => updateCluster(state, who(req), req.params.cluster_id, req.body),
+        }),
+      DELETE: (a, url) =>
+        a.delete<{ Params: Params }>(url, {
+          schema: { querystring: noQuery },
+          config: { permission: "write", action: "deleting a cluster" },
+          handler: async (req, reply) => {
+            deleteCluster(state, who(req), req.params.cluster_id);
+            return reply.code(204).send();
+          },
+        }),
+    },
+    "/v1/clusters/:cluster_id/kubeconfig": {
+      GET: (a, url) =>
+        a.get<{ Params: Params }>(url, {
+          schema: { querystring: noQuery },
+          config: { permission: "read", action: "reading a kubeconfig" },
+          handler: async (req, reply) =>
+            reply.type("text/yaml; charset=utf-8").send(getKubeconfig(state, who(req), req.params.cluster_id)),
+        }),
+    },
+    "/v1/clusters/:cluster_id/nodes": {
+      GET: (a, url) =>
+        a.get<{ Params: Params }>(url, {
+          schema: { querystring: noQuery, response: { 200: nodeListSchema } },
+          config: { permission: "read", action: "listing nodes" },
+          handler: async (req) => listNodes(state, who(req), req.params.cluster_id),
+        }),
+    },
+    "/v1/clusters/:cluster_id/nodes/:node_id": {
+      GET: (a, url) =>
+        a.get<{ Params: Params }>(url, {
+          schema: { querystring: noQuery, response: { 200: nodeSchema } },
+          config: { permission: "read", action: "reading a node" },
+          handler: async (req) => getNode(state, who(req), req.params.cluster_id, req.params.node_id),
+        }),
+    },
+  };
+  for (const [url, methods] of Object.entries(routes)) {
+    for (const register of Object.values(methods)) register(app, url);
+    const allowed = Object.keys(methods);
+    const others = ALL_METHODS.filter((m) => !allowed.includes(m));
+    app.route({
+      method: others,
+      url,
+      config: { allow: allowed },
+      // Never reached: the onRequest hook answers 405 first.
+      handler: async () => {
+        throw new ApiError(405, "method_not_allowed", `Allowed: ${allowed.join(", ")}`);
+      },
+    });
+  }
+}
+
+/** The path of a request URL, without the query string. */
+export function pathOf(url: string): string {
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

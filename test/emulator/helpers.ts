@@ -1,0 +1,78 @@
+/**
+ * Shared helpers of the emulator suites: every test talks real HTTP to a real emulator.
+ */
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+
+/** Tiny durations so transitions happen within a test. */
+export const FAST = { provisionSeconds: 0.2, scaleSeconds: 0.2, deleteSeconds: 0.2, upgradeSeconds: 0.2 };
+
+/** A response with its parsed body (JSON when it is JSON, else text). */
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A minimal HTTP client bound to one emulator and one token. */
+export class Api {
+  constructor(
+    readonly url: string,
+    public token: string | undefined,
+  ) {}
+
+  async req<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+    const res = await fetch(this.url + path, {
+      method,
+      headers: {
+        ...(this.token !== undefined ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: any = text;
+    if ((res.headers.get("content-type") ?? "").includes("json") && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+  get<T = any>(path: string) {
+    return this.req<T>("GET", path);
+  }
+  post<T = any>(path: string, body?: unknown) {
+    return this.req<T>("POST", path, body);
+  }
+  patch<T = any>(path: string, body?: unknown) {
+    return this.req<T>("PATCH", path, body);
+  }
+  del<T = any>(path: string) {
+    return this.req<T>("DELETE", path);
+  }
+  as(token: string | undefined): Api {
+    return new Api(this.url, token);
+  }
+}
+
+/** Starts an emulator with tiny durations (overridable) and an Api for its first token. */
+export async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; api: Api }> {
+  const emu = await startEmulator({ ...FAST, ...options });
+  return { emu, api: new Api(emu.url, emu.token) };
+}
+
+/** A valid create body. */
+export function clusterBody(overrides: Record<string, unknown> = {}) {
+  return { name: "demo", control_planes: 1, workers: 2, node_size: "small", ...overrides };
+}
+
+/** Polls until `pred` holds (bounded), returning the last value. Never asserts on timing. */
+export async function until<T>(fn: () => Promise<T>, pred: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (pred(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
