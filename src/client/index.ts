@@ -27,6 +27,7 @@ export {
   parseRateLimitHeaders,
   parseDateHeader,
   detectResetUnit,
+  toHeaderBag,
   type HeaderBag,
   type RateLimitInfo,
   type ResetUnit,

@@ -58,18 +58,22 @@ export const DEFAULT_LIMITER_OPTIONS: LimiterOptions = {
 /**
  * How long to hold the next request, given the window state. Pure.
  *
- * - Nothing known, or the window already ended: 0 (the server will tell us the new state).
- * - Window used up (`remaining <= 0`): wait for the reset plus a safety margin.
+ * - Nothing known: 0 (the first response will tell us the state).
+ * - Window used up (`remaining <= 0`): wait for the reset plus a safety margin (also when the
+ *   printed reset has just passed: it may be truncated to the second).
+ * - Window already over (and budget left): 0.
  * - Budget at or below `paceBelowFraction` of the limit: spread what remains evenly over the
- *   time left, i.e. leave `timeLeft / remaining` between consecutive requests.
+ *   time left (to the reset plus margin): leave `timeLeft / remaining` between requests.
  * - Otherwise: 0.
  */
 export function computePacingDelay(state: LimiterState, now: number, options: Partial<PacingOptions> = {}): number {
-  const o = { ...DEFAULT_LIMITER_OPTIONS, ...options };
+  const o = { ...DEFAULT_LIMITER_OPTIONS, ...definedOnly(options) };
   if (state.remaining === undefined || state.resetAt === undefined) return 0;
-  const timeLeft = state.resetAt - now;
-  if (timeLeft <= 0) return 0;
-  if (state.remaining <= 0) return Math.min(timeLeft + o.safetyMarginMs, o.maxWaitMs);
+  // The printed reset may be truncated to the second, so the window can end up to a margin later.
+  const end = state.resetAt + o.safetyMarginMs;
+  const timeLeft = end - now;
+  if (state.remaining <= 0) return Math.min(Math.max(0, timeLeft), o.maxWaitMs);
+  if (now >= state.resetAt) return 0;
   const threshold = state.limit !== undefined ? state.limit * o.paceBelowFraction : Infinity;
   if (state.remaining > threshold) return 0;
   if (state.lastSentAt === undefined) return 0;
@@ -117,7 +121,7 @@ export class RateLimiter {
       }
       const now = this.options.now();
       const s = this.state;
-      if (s.resetAt !== undefined && now >= s.resetAt) {
+      if (s.resetAt !== undefined && now >= s.resetAt + this.options.safetyMarginMs) {
         // The window we knew about is over; assume a fresh one until a response says otherwise.
         s.resetAt = undefined;
         s.remaining = s.limit;
