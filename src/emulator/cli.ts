@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+/**
+ * `cms-emulator`: runs the emulator as a standalone server.
+ *
+ * The first stdout line is always `cms-emulator listening on http://HOST:PORT`; generated
+ * tokens are printed once after it. Tokens given by flag or file are never printed.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { PLANS } from "./auth";
+import { startEmulator } from "./index";
+import { parsePlanLimits } from "./limits";
+import { DEFAULT_TIMINGS } from "./state";
+import type { EmulatorOptions, Plan, TokenSpec } from "./types";
+
+/** Default port of the standalone emulator. */
+export const DEFAULT_PORT = 8787;
+
+const USAGE = `Usage: cms-emulator [options]
+
+Local emulator of the Cluster Management Service API (/v1) with a control API (/_emulator/).
+
+Options:
+  --host HOST               interface to bind (default 127.0.0.1)
+  --port N                  port, 0 picks a free one (default ${DEFAULT_PORT})
+  --tokens FILE             JSON {"tokens":[{"token","permissions","scope","plan","expires_at"?}]}
+  --token TOKEN             one token with every permission and scope * (env CMS_EMULATOR_TOKEN)
+  --plan PLAN               plan of --token or of the generated dev token: community, pro,
+                            enterprise (default enterprise)
+  --admin-token TOKEN       bearer token of /_emulator/ (env CMS_EMULATOR_ADMIN_TOKEN);
+                            generated and printed when absent
+  --provision-seconds S     duration of a create (default ${DEFAULT_TIMINGS.provisionSeconds})
+  --scale-seconds S         duration of a PATCH / scale / resize (default ${DEFAULT_TIMINGS.scaleSeconds})
+  --delete-seconds S        duration of a delete (default ${DEFAULT_TIMINGS.deleteSeconds})
+  --upgrade-seconds S       duration of a console upgrade (default ${DEFAULT_TIMINGS.upgradeSeconds})
+  --state FILE              keep clusters across restarts in FILE (default: memory only)
+  --rate-limits LIST        override plan limits, e.g. enterprise=1000000 (benchmarks)
+  --log                     log one line per request (never headers or bodies)
+  -h, --help                show this help
+`;
+
+/** Parses argv into emulator options; throws Error with a message naming the flag. */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): EmulatorOptions | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      tokens: { type: "string" },
+      token: { type: "string" },
+      plan: { type: "string" },
+      "admin-token": { type: "string" },
+      "provision-seconds": { type: "string" },
+      "scale-seconds": { type: "string" },
+      "delete-seconds": { type: "string" },
+      "upgrade-seconds": { type: "string" },
+      state: { type: "string" },
+      "rate-limits": { type: "string" },
+      log: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  const opts: EmulatorOptions = { host: values.host ?? "127.0.0.1", port: DEFAULT_PORT };
+  if (values.port !== undefined) {
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new Error("--port must be an integer between 0 and 65535");
+    opts.port = Number(values.port);
+  }
+  const seconds = (flag: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 86400) throw new Error(`--${flag} must be a number of seconds between 0 and 86400`);
+    return n;
+  };
+  opts.provisionSeconds = seconds("provision-seconds", values["provision-seconds"]);
+  opts.scaleSeconds = seconds("scale-seconds", values["scale-seconds"]);
+  opts.deleteSeconds = seconds("delete-seconds", values["delete-seconds"]);
+  opts.upgradeSeconds = seconds("upgrade-seconds", values["upgrade-seconds"]);
+  if (values.plan !== undefined) {
+    if (!PLANS.includes(values.plan as Plan)) throw new Error(`--plan must be one of ${PLANS.join(", ")}`);
+    opts.plan = values.plan as Plan;
+  }
+  opts.token = values.token ?? env.CMS_EMULATOR_TOKEN ?? undefined;
+  opts.adminToken = values["admin-token"] ?? env.CMS_EMULATOR_ADMIN_TOKEN ?? undefined;
+  if (values.tokens !== undefined) opts.tokens = readTokensFile(values.tokens);
+  if (values.state !== undefined) opts.statePath = values.state;
+  if (values["rate-limits"] !== undefined) opts.planLimits = parsePlanLimits(values["rate-limits"]);
+  opts.logger = values.log ?? false;
+  return opts;
+}
+
+function readTokensFile(file: string): TokenSpec[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`--tokens ${file}: ${(e as Error).message}`);
+  }
+  const tokens = (data as { tokens?: unknown })?.tokens;
+  if (!Array.isArray(tokens) || tokens.length === 0) {
+    throw new Error(`--tokens ${file}: expected {"tokens":[{"token","permissions","scope","plan","expires_at"?}, ...]}`);
+  }
+  return tokens as TokenSpec[];
+}
+
+async function main(): Promise<void> {
+  let opts: EmulatorOptions | "help";
+  try {
+    opts = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`cms-emulator: ${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (opts === "help") {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const generatedToken = opts.token === undefined && opts.tokens === undefined;
+  const generatedAdmin = opts.adminToken === undefined;
+  let emu;
+  try {
+    emu = await startEmulator(opts);
+  } catch (e) {
+    process.stderr.write(`cms-emulator: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`cms-emulator listening on ${emu.url}\n`);
+  if (generatedToken) {
+    process.stdout.write(`dev token (read, write, admin; scope *; plan ${opts.plan ?? "enterprise"}): ${emu.token}\n`);
+  }
+  if (generatedAdmin) process.stdout.write(`admin token (/_emulator/ control API): ${emu.adminToken}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    emu
+      .close()
+      .then(() => {
+        process.stderr.write(`cms-emulator stopped (${signal})\n`);
+        process.exit(0);
+      })
+      .catch((e: Error) => {
+        process.stderr.write(`cms-emulator: error while stopping: ${e.message}\n`);
+        process.exit(1);
+      });
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+if (require.main === module) void main();
