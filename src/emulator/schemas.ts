@@ -131,6 +131,7 @@ interface AjvError {
   instancePath: string;
   params: Record<string, unknown>;
   data?: unknown;
+  parentSchema?: { properties?: Record<string, unknown> };
 }
 
 /**
@@ -144,7 +145,12 @@ export function formatValidationError(errors: AjvError[], dataVar: string): ApiE
   if (e.keyword === "additionalProperties") {
     const field = String(e.params.additionalProperty);
     if (dataVar === "querystring") {
-      return new ApiError(400, "validation_failed", `Unknown query parameter "${clip(field, 40)}"; allowed: page, per_page, status`);
+      const allowed = Object.keys(e.parentSchema?.properties ?? {});
+      return new ApiError(
+        400,
+        "validation_failed",
+        `Unknown query parameter "${clip(field, 40)}"; ${allowed.length ? `allowed: ${allowed.join(", ")}` : "this route takes no query parameters"}`,
+      );
     }
     if (IMMUTABLE.includes(field)) {
       return new ApiError(400, "validation_failed", `${field} is immutable: only workers and node_size can be modified after creation`);

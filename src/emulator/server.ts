@@ -7,7 +7,7 @@
  * cluster exists (404) → cluster in scope (403) → cluster status (409).
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { requirePermission, type Principal } from "./auth";
+import { requireCreateScope, requirePermission, type Principal } from "./auth";
 import { ApiError, clip, internalError } from "./errors";
 import type { Fault } from "./faults";
 import { registerControlRoutes } from "./control-routes";
@@ -45,6 +45,8 @@ declare module "fastify" {
     action?: string;
     /** Set on the catch-all route of a `/v1` path: the methods it does allow (405). */
     allow?: string[];
+    /** The route acts on no existing cluster (create): scope must be `*` or `cluster:*`. */
+    globalScope?: boolean;
   }
 }
 
@@ -69,6 +71,8 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
         }
       : false,
     bodyLimit: BODY_LIMIT,
+    // Long ids are just unknown clusters (404), not a router error.
+    maxParamLength: 8192,
     exposeHeadRoutes: false,
     forceCloseConnections: true,
     ajv: {
@@ -117,6 +121,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     const rate = state.limiter.hit(principal.token, principal.plan, now);
     void reply.headers(rate.headers);
     requirePermission(principal, permission, req.routeOptions.config.action ?? "this action");
+    if (req.routeOptions.config.globalScope) requireCreateScope(principal);
     req.principal = principal;
   });
 
@@ -193,7 +198,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
       POST: (a, url) =>
         a.post<{ Body: CreateBody }>(url, {
           schema: { querystring: noQuery, body: createBody, response: { 201: clusterSummarySchema } },
-          config: { permission: "write", action: "creating a cluster" },
+          config: { permission: "write", action: "creating a cluster", globalScope: true },
           handler: async (req, reply) => {
             const summary = createCluster(state, who(req), req.body);
             return reply.code(201).header("location", `/v1/clusters/${summary.id}`).send(summary);
