@@ -1,0 +1,186 @@
+/**
+ * `check`: validate every input against the API's rules before any call is made, and fill in
+ * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
+ */
+import { NODE_SIZES, PHASES } from "../client/types";
+import { autoName, nameProblem, resourceNameFromUrn } from "./naming";
+import { validateTimeouts } from "./timeouts";
+import { isUnknown } from "./unknown";
+
+/** One failed rule, in the shape the Pulumi engine prints ("property: reason"). */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/** Result of {@link checkCluster}. */
+export interface CheckClusterResult {
+  /** The inputs with defaults filled in; what diff, create and update will receive. */
+  inputs: Record<string, unknown>;
+  /** Every rule the inputs break, one entry per problem. Empty when valid. */
+  failures: CheckFailure[];
+}
+
+/** Options of {@link checkCluster}. */
+export interface CheckOptions {
+  /** Random integer in [0, max); injectable so auto-names are predictable in tests. */
+  random?: (max: number) => number;
+}
+
+/** Default phase when the program leaves it out (the API's default too). */
+export const DEFAULT_PHASE = "managed";
+
+/**
+ * Validate and complete Cluster inputs.
+ *
+ * - Values that are unknown during a preview are not judged (they are checked again at `up`).
+ * - Without a `name`, the cluster is auto-named from the resource name; a previous auto-name
+ *   (from `olds`) is kept, so repeated previews and updates see the same name.
+ * - `phase` defaults to `managed`; `infraId` is required for any other phase.
+ *
+ * @param olds the previous inputs (empty on first create and on a replacement's re-check)
+ * @param news the program's inputs
+ */
+export function checkCluster(
+  olds: Record<string, unknown> | undefined,
+  news: Record<string, unknown>,
+  options: CheckOptions = {},
+): CheckClusterResult {
+  const failures: CheckFailure[] = [];
+  const fail = (property: string, reason: string) => failures.push({ property, reason });
+  const inputs: Record<string, unknown> = { ...news };
+  const old = olds ?? {};
+
+  // name: explicit, or auto-generated once and then kept.
+  if (news.name === undefined || news.name === null) {
+    const previous = old.__autonamed === true ? old.name : undefined;
+    inputs.name =
+      typeof previous === "string" && nameProblem(previous) === undefined
+        ? previous
+        : autoName(resourceNameFromUrn(news.__urn) ?? "cluster", options.random);
+    inputs.__autonamed = true;
+  } else {
+    delete inputs.__autonamed;
+    if (!isUnknown(news.name)) {
+      const problem = nameProblem(news.name);
+      if (problem) fail("name", problem);
+    }
+  }
+
+  // controlPlanes: 1 or 3.
+  const cp = news.controlPlanes;
+  if (cp === undefined || cp === null) fail("controlPlanes", "controlPlanes is required: 1 or 3");
+  else if (!isUnknown(cp) && cp !== 1 && cp !== 3) {
+    fail("controlPlanes", `controlPlanes must be 1 or 3, got ${show(cp)}`);
+  }
+
+  // workers: an integer, at least 1.
+  const workers = news.workers;
+  if (workers === undefined || workers === null) fail("workers", "workers is required: an integer of at least 1");
+  else if (!isUnknown(workers) && !(typeof workers === "number" && Number.isInteger(workers) && workers >= 1)) {
+    fail("workers", `workers must be an integer of at least 1, got ${show(workers)}`);
+  }
+
+  // nodeSize: one of the listed sizes.
+  const size = news.nodeSize;
+  if (size === undefined || size === null) fail("nodeSize", `nodeSize is required: one of ${NODE_SIZES.join(", ")}`);
+  else if (!isUnknown(size) && !(NODE_SIZES as readonly unknown[]).includes(size)) {
+    fail("nodeSize", `nodeSize must be one of ${NODE_SIZES.join(", ")}, got ${show(size)}`);
+  }
+
+  // phase: defaults to managed.
+  if (news.phase === undefined || news.phase === null) inputs.phase = DEFAULT_PHASE;
+  else if (!isUnknown(news.phase) && !(PHASES as readonly unknown[]).includes(news.phase)) {
+    fail("phase", `phase must be one of ${PHASES.join(", ")}, got ${show(news.phase)}`);
+  }
+  const phase = inputs.phase;
+
+  // infraId: required unless the phase is managed.
+  const infraId = news.infraId;
+  const infraMissing = infraId === undefined || infraId === null || infraId === "";
+  if (infraMissing) {
+    delete inputs.infraId;
+    if (typeof phase === "string" && phase !== DEFAULT_PHASE && (PHASES as readonly string[]).includes(phase)) {
+      fail("infraId", `infraId is required when phase is "${phase}" (only "managed" clusters may omit it)`);
+    }
+  } else if (!isUnknown(infraId) && typeof infraId !== "string") {
+    fail("infraId", `infraId must be a string, got ${show(infraId)}`);
+  }
+
+  // connection: optional explicit endpoint and token.
+  checkConnection(news.connection, fail);
+
+  // customTimeouts, carried as the hidden __timeouts input.
+  for (const p of validateTimeouts(news.__timeouts)) fail(p.property, p.reason);
+
+  // import option, carried as the hidden __import input.
+  if (news.__import !== undefined && news.__import !== null && !isUnknown(news.__import)) {
+    if (typeof news.__import !== "string" || news.__import.trim() === "") {
+      fail("import", "the import option must be the id of an existing cluster (cls_...)");
+    }
+  }
+
+  return { inputs: stripUndefined(inputs), failures };
+}
+
+function checkConnection(connection: unknown, fail: (property: string, reason: string) => void): void {
+  if (connection === undefined || connection === null || isUnknown(connection)) return;
+  if (typeof connection !== "object" || Array.isArray(connection)) {
+    fail("connection", "connection must be an object with endpoint and/or token");
+    return;
+  }
+  const { endpoint, token } = connection as Record<string, unknown>;
+  if (endpoint !== undefined && endpoint !== null && !isUnknown(endpoint)) {
+    const problem = endpointProblem(endpoint);
+    if (problem) fail("connection.endpoint", problem);
+  }
+  // Never echo the token's value: only its type or emptiness.
+  if (token !== undefined && token !== null && !isUnknown(token)) {
+    if (typeof token !== "string") fail("connection.token", `connection.token must be a string, got ${typeof token}`);
+    else if (token.trim() === "") fail("connection.token", "connection.token must not be empty");
+  }
+}
+
+/** Why an endpoint is unusable, or undefined when it is an http(s) URL. */
+export function endpointProblem(endpoint: unknown): string | undefined {
+  if (typeof endpoint !== "string" || endpoint.trim() === "") {
+    return "connection.endpoint must be a non-empty URL such as https://cms.example.com";
+  }
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return `connection.endpoint must be an absolute http(s) URL, got "${endpoint}"`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `connection.endpoint must use http or https, got "${url.protocol}"`;
+  }
+  if (url.username || url.password) {
+    return "connection.endpoint must not contain credentials: pass the token as connection.token";
+  }
+  return undefined;
+}
+
+/** Render a rejected value for a message (strings quoted, so `"3"` is visibly not `3`). */
+function show(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v === null || typeof v !== "object") return String(v);
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
+
+/**
+ * Drop keys whose value is undefined, recursively through plain objects: the protobuf Struct
+ * encoder the host uses rejects `undefined` ("Unexpected struct type").
+ */
+export function stripUndefined<T extends Record<string, unknown>>(bag: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(bag)) {
+    if (v === undefined) continue;
+    out[k] = v !== null && typeof v === "object" && !Array.isArray(v) ? stripUndefined(v as Record<string, unknown>) : v;
+  }
+  return out as T;
+}

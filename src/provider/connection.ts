@@ -1,0 +1,98 @@
+/**
+ * Where the provider finds the service's address and token. In order, per setting:
+ *
+ * 1. the resource's explicit `connection` argument,
+ * 2. stack configuration `cms:endpoint` / `cms:token` (handed to the provider by the engine),
+ * 3. environment variables `CMS_ENDPOINT` / `CMS_TOKEN`.
+ *
+ * Pure apart from the default `env` argument. Messages never contain the token.
+ */
+import type { ConnectionInputs } from "./types";
+
+/** Stack configuration keys. */
+export const CONFIG_ENDPOINT_KEY = "cms:endpoint";
+/** Stack configuration key of the token (set it with `pulumi config set --secret`). */
+export const CONFIG_TOKEN_KEY = "cms:token";
+/** Environment variable of the endpoint. */
+export const ENV_ENDPOINT = "CMS_ENDPOINT";
+/** Environment variable of the token. */
+export const ENV_TOKEN = "CMS_TOKEN";
+
+/** A resolved connection: both settings present. */
+export interface Connection {
+  /** Base URL without `/v1` and without a trailing slash. */
+  endpoint: string;
+  token: string;
+}
+
+/** The places a connection setting can come from, most specific first. */
+export interface ConnectionSources {
+  explicit?: ConnectionInputs;
+  config?: ConnectionInputs;
+  env?: Record<string, string | undefined>;
+}
+
+/** Raised when a setting is missing everywhere; names every place it looked. */
+export class ConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConnectionError";
+  }
+}
+
+const present = (v: string | undefined | null): v is string => typeof v === "string" && v.trim() !== "";
+
+/**
+ * Normalise a base URL: trim it, drop trailing slashes and a trailing `/v1` (the client adds
+ * the version prefix itself).
+ */
+export function normalizeEndpoint(endpoint: string): string {
+  return endpoint.trim().replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/**
+ * Pick each setting from the most specific source that has it.
+ *
+ * @throws ConnectionError naming the setting and all three ways to provide it
+ */
+export function resolveConnection(sources: ConnectionSources): Connection {
+  const env = sources.env ?? process.env;
+  const endpoint = [sources.explicit?.endpoint, sources.config?.endpoint, env[ENV_ENDPOINT]].find(present);
+  const token = [sources.explicit?.token, sources.config?.token, env[ENV_TOKEN]].find(present);
+  if (!endpoint) {
+    throw new ConnectionError(
+      "No Cluster Management Service endpoint is configured: set the resource's connection.endpoint, " +
+        `run \`pulumi config set ${CONFIG_ENDPOINT_KEY} <url>\`, or set ${ENV_ENDPOINT}.`,
+    );
+  }
+  if (!token) {
+    throw new ConnectionError(
+      "No Cluster Management Service token is configured: set the resource's connection.token, " +
+        `run \`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\`, or set ${ENV_TOKEN}.`,
+    );
+  }
+  return { endpoint: normalizeEndpoint(endpoint), token: token.trim() };
+}
+
+/**
+ * Read `cms:endpoint` / `cms:token` from the JSON the engine puts in `PULUMI_CONFIG` for plugin
+ * processes. A fallback for hosts whose `configure` does not receive the stack's config.
+ */
+export function connectionFromPulumiConfigEnv(json: string | undefined): ConnectionInputs {
+  if (!json) return {};
+  try {
+    const bag = JSON.parse(json) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+    return dropEmpty({ endpoint: str(bag[CONFIG_ENDPOINT_KEY]), token: str(bag[CONFIG_TOKEN_KEY]) });
+  } catch {
+    return {};
+  }
+}
+
+/** Drop unset members so `{...a, ...b}` merges do not overwrite with undefined. */
+export function dropEmpty(c: ConnectionInputs): ConnectionInputs {
+  const out: ConnectionInputs = {};
+  if (present(c.endpoint)) out.endpoint = c.endpoint;
+  if (present(c.token)) out.token = c.token;
+  return out;
+}

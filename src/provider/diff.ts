@@ -1,0 +1,87 @@
+/**
+ * `diff`: compare the cluster as it is (the state's outputs, refreshed or not) with the
+ * program's checked inputs. Pure.
+ *
+ * - `workers` and `nodeSize` change in place (one PATCH).
+ * - `name`, `controlPlanes`, `phase` and `infraId` need a new cluster. When the user chose the
+ *   name and it stays the same, the old cluster must go first (delete-before-replace), since a
+ *   second cluster with that name would clash; an auto-named cluster gets a fresh name on
+ *   replacement (the engine re-runs check without olds), so it is created before the old one goes.
+ * - `connection`, timeouts and the other hidden inputs are how we talk to the service, not what
+ *   the cluster is: changing them alone is no change.
+ */
+import { REPLACE_PROPERTIES, UPDATABLE_PROPERTIES } from "./types";
+import { containsUnknown, isUnknown } from "./unknown";
+
+/** How one property changes, as the engine's detailed diff names it. */
+export type PropertyDiffKind = "ADD" | "ADD_REPLACE" | "DELETE" | "DELETE_REPLACE" | "UPDATE" | "UPDATE_REPLACE";
+
+/** Detailed diff entry. */
+export interface PropertyDiff {
+  kind: PropertyDiffKind;
+  /** True: the difference is between inputs (the program), not computed outputs. */
+  inputDiff: boolean;
+}
+
+/**
+ * Result of {@link diffCluster}: the dynamic provider's DiffResult plus `diffs` and
+ * `detailedDiff`. (The Node dynamic-provider host forwards `changes`, `replaces` and
+ * `deleteBeforeReplace` to the engine; the rest documents the decision and is tested.)
+ */
+export interface ClusterDiff {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  stables: string[];
+  diffs: string[];
+  detailedDiff: Record<string, PropertyDiff>;
+}
+
+/** "Not set" spellings that mean the same thing for an optional property. */
+function normalize(v: unknown): unknown {
+  return v === undefined || v === null || v === "" ? undefined : v;
+}
+
+/**
+ * Compute the diff between the current state `olds` (outputs) and the checked inputs `news`.
+ */
+export function diffCluster(olds: Record<string, unknown>, news: Record<string, unknown>): ClusterDiff {
+  const replaces: string[] = [];
+  const diffs: string[] = [];
+  const detailedDiff: Record<string, PropertyDiff> = {};
+
+  const consider = (prop: string, replace: boolean) => {
+    const before = normalize(olds[prop]);
+    const after = normalize(news[prop]);
+    // An unknown new value may differ: assume it does (a preview then shows the possible change).
+    const changed = containsUnknown(after) || before !== after;
+    if (!changed) return;
+    diffs.push(prop);
+    if (replace) replaces.push(prop);
+    const kind: PropertyDiffKind =
+      before === undefined ? (replace ? "ADD_REPLACE" : "ADD")
+      : after === undefined ? (replace ? "DELETE_REPLACE" : "DELETE")
+      : replace ? "UPDATE_REPLACE" : "UPDATE";
+    detailedDiff[prop] = { kind, inputDiff: true };
+  };
+
+  for (const p of UPDATABLE_PROPERTIES) consider(p, false);
+  for (const p of REPLACE_PROPERTIES) consider(p, true);
+
+  // Delete first only when the user pinned the name and the replacement would reuse it.
+  const explicitName = news.__autonamed !== true;
+  const sameName =
+    !isUnknown(news.name) && typeof news.name === "string" && normalize(olds.name) === normalize(news.name);
+  const deleteBeforeReplace = replaces.length > 0 && explicitName && sameName;
+
+  // Without a replacement, the immutable properties keep their values through the update.
+  const stables = replaces.length > 0 ? [] : [...REPLACE_PROPERTIES];
+  return {
+    changes: diffs.length > 0,
+    replaces,
+    deleteBeforeReplace,
+    stables,
+    diffs,
+    detailedDiff,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Errors the provider raises. The important one is {@link ClusterInitError}: the dynamic-provider
+ * host turns an error that carries `id` into the engine's "resource initialization failed"
+ * partial failure, which records the cluster (id and properties) in the stack although the
+ * operation failed. Without it a failed wait would forget a cluster that exists and bills.
+ */
+
+/**
+ * The cluster exists but did not reach a usable state (it ended in `error`, or the wait timed out
+ * or was cut short). The host reads `id`, `properties` and `reasons` (see `grpcResponseFromError`
+ * in @pulumi/pulumi's cmd/dynamic-provider) and the engine keeps the resource, with these
+ * properties and the reasons as init errors, so the next `pulumi up` continues from it.
+ */
+export class ClusterInitError extends Error {
+  /** Id of the cluster that exists. */
+  readonly id: string;
+  /** Outputs to record; must include `__provider` so later operations can load the provider. */
+  readonly properties: Record<string, unknown>;
+  /** Human-readable reasons, shown by the engine and kept in state. */
+  readonly reasons: string[];
+
+  constructor(message: string, id: string, properties: Record<string, unknown>, reasons: string[] = [message]) {
+    super(message);
+    this.name = "ClusterInitError";
+    this.id = id;
+    this.properties = properties;
+    this.reasons = reasons;
+  }
+}
+
+/**
+ * True for failures worth waiting out (server errors, rate limiting, lost connections), false
+ * for answers that will not change (401, 403, 400, 404...). Structural rather than `instanceof`,
+ * because the package can be loaded twice (program and provider host).
+ */
+export function isTransient(e: unknown): boolean {
+  if (!e || typeof e !== "object") return false;
+  const err = e as { name?: string; status?: number };
+  if (err.name === "NetworkError") return true;
+  return typeof err.status === "number" && (err.status >= 500 || err.status === 429);
+}
+
+/** HTTP status of an API error, if it has one. */
+export function statusOf(e: unknown): number | undefined {
+  const s = e && typeof e === "object" ? (e as { status?: unknown }).status : undefined;
+  return typeof s === "number" ? s : undefined;
+}
+
+/** True when the error is a 404 from the API. */
+export function isNotFoundError(e: unknown): boolean {
+  return statusOf(e) === 404 || (e as { name?: string } | undefined)?.name === "NotFoundError";
+}
+
+/** True when the error is a 409 (the cluster is busy with another operation). */
+export function isConflictError(e: unknown): boolean {
+  return statusOf(e) === 409 || (e as { name?: string } | undefined)?.name === "ConflictError";
+}
+
+/**
+ * The message of any thrown value, with every occurrence of the given secrets replaced. The
+ * client already keeps tokens out of its errors; this is the second lock on the door, for
+ * messages that reach the Pulumi CLI and its logs.
+ */
+export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
+  const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
+  return redact(raw, secrets);
+}
+
+/** Replace each secret (at least 4 characters, to avoid mangling text) with `[secret]`. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) {
+    if (typeof s === "string" && s.length >= 4) out = out.split(s).join("[secret]");
+  }
+  return out;
+}

@@ -1,0 +1,168 @@
+/**
+ * The one place where wire objects (snake_case, `../client/types`) become Pulumi property bags
+ * and function results (camelCase), and back. Pure.
+ */
+import type {
+  ApiCluster,
+  ApiClusterSummary,
+  ApiNode,
+  CreateClusterRequest,
+  NodeSize,
+  Phase,
+  UpdateClusterRequest,
+} from "../client/types";
+import { stripUndefined } from "./check";
+import type { ClusterInputs, ClusterOutputs } from "./types";
+
+/** A cluster as the functions return it (camelCase copy of the API object). */
+export interface ClusterInfo {
+  id: string;
+  name: string;
+  status: string;
+  phase: Phase;
+  controlPlanes: number;
+  workers: number;
+  nodeSize: NodeSize;
+  nodeCount?: number;
+  endpoint?: string;
+  kubernetesVersion?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  infraId?: string;
+}
+
+/** A node as the functions return it. */
+export interface NodeInfo {
+  id: string;
+  clusterId: string;
+  name: string;
+  role: string;
+  status: string;
+  nodeSize: NodeSize;
+  ipAddress: string;
+  kubernetesVersion: string;
+  talosVersion: string;
+  createdAt: string;
+}
+
+/** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}. */
+export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
+  const full = c as Partial<ApiCluster>;
+  return stripUndefined({
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    phase: c.phase,
+    controlPlanes: c.control_planes,
+    workers: c.workers,
+    nodeSize: c.node_size,
+    nodeCount: full.node_count,
+    endpoint: full.endpoint,
+    kubernetesVersion: full.kubernetes_version,
+    createdAt: c.created_at,
+    updatedAt: full.updated_at,
+    infraId: full.infra_id ?? undefined,
+  }) as ClusterInfo;
+}
+
+/** The API node object as a camelCase {@link NodeInfo}. */
+export function toNodeInfo(n: ApiNode): NodeInfo {
+  return stripUndefined({
+    id: n.id,
+    clusterId: n.cluster_id,
+    name: n.name,
+    role: n.role,
+    status: n.status,
+    nodeSize: n.node_size,
+    ipAddress: n.ip_address,
+    kubernetesVersion: n.kubernetes_version,
+    talosVersion: n.talos_version,
+    createdAt: n.created_at,
+  }) as NodeInfo;
+}
+
+/** The POST /v1/clusters body for checked inputs. */
+export function toCreateRequest(inputs: ClusterInputs): CreateClusterRequest {
+  const body: CreateClusterRequest = {
+    name: inputs.name,
+    control_planes: inputs.controlPlanes,
+    workers: inputs.workers,
+    node_size: inputs.nodeSize,
+    phase: inputs.phase,
+  };
+  if (inputs.infraId) body.infra_id = inputs.infraId;
+  return body;
+}
+
+/**
+ * The PATCH body that moves the cluster described by `olds` to `news`: only the fields that
+ * differ (the API modifies `workers` and `node_size` only). Empty when nothing needs changing.
+ */
+export function toUpdateRequest(
+  olds: Pick<ClusterOutputs, "workers" | "nodeSize">,
+  news: Pick<ClusterInputs, "workers" | "nodeSize">,
+): UpdateClusterRequest {
+  const patch: UpdateClusterRequest = {};
+  if (news.workers !== undefined && news.workers !== olds.workers) patch.workers = news.workers;
+  if (news.nodeSize !== undefined && news.nodeSize !== olds.nodeSize) patch.node_size = news.nodeSize;
+  return patch;
+}
+
+/** Hidden and connection properties that travel from inputs into outputs unchanged. */
+const CARRIED = ["connection", "__timeouts", "__urn", "__autonamed"] as const;
+
+/**
+ * The Cluster's outputs from the API object, the kubeconfig, and the properties carried over
+ * from the inputs (connection, hidden inputs). `infraId` comes from the API when it reports it
+ * (the spec does not promise it does), else from the inputs.
+ */
+export function toOutputs(
+  cluster: ApiCluster | ApiClusterSummary,
+  carried: Partial<ClusterInputs | ClusterOutputs>,
+  kubeconfig: string | undefined,
+): ClusterOutputs {
+  const info = toClusterInfo(cluster);
+  const out: Record<string, unknown> = {
+    name: info.name,
+    status: info.status,
+    phase: info.phase,
+    controlPlanes: info.controlPlanes,
+    workers: info.workers,
+    nodeSize: info.nodeSize,
+    nodeCount: info.nodeCount,
+    endpoint: info.endpoint,
+    kubernetesVersion: info.kubernetesVersion,
+    createdAt: info.createdAt,
+    updatedAt: info.updatedAt,
+    infraId: info.infraId ?? (carried.infraId || undefined),
+    kubeconfig,
+  };
+  for (const k of CARRIED) out[k] = (carried as Record<string, unknown>)[k];
+  return stripUndefined(out) as unknown as ClusterOutputs;
+}
+
+/**
+ * The inputs to record after a read, so that a refresh followed by `up` corrects drift.
+ *
+ * `workers` and `nodeSize` take the cluster's actual values: after an out-of-band scale the
+ * recorded inputs show what really runs, and the next `up` sees the program differ and PATCHes
+ * it back. The immutable properties come from the API too (they cannot drift); the connection
+ * and hidden inputs are kept from the previous state. For an adopted cluster (`Cluster.get`,
+ * import) the previous state is empty and everything comes from the API.
+ */
+export function toInputsAfterRead(
+  cluster: ApiCluster,
+  previous: Partial<ClusterOutputs>,
+): ClusterInputs {
+  const info = toClusterInfo(cluster);
+  const inputs: Record<string, unknown> = {
+    name: info.name,
+    controlPlanes: info.controlPlanes,
+    workers: info.workers,
+    nodeSize: info.nodeSize,
+    phase: info.phase,
+    infraId: info.infraId ?? (previous.infraId || undefined),
+  };
+  for (const k of CARRIED) inputs[k] = (previous as Record<string, unknown>)[k];
+  return stripUndefined(inputs) as unknown as ClusterInputs;
+}

@@ -1,0 +1,85 @@
+/**
+ * Progress lines for the person watching `pulumi up`. Native providers show a status next to the
+ * resource in the CLI's progress view by logging ephemeral INFO messages tied to the resource's
+ * URN; the dynamic-provider host does not offer that, but it is started with the engine's gRPC
+ * address as its first argument, so we open our own Engine client to it. Outside that host (unit
+ * tests, the program process) reporting is a no-op.
+ */
+import { createRequire } from "node:module";
+
+/** Where progress lines go. */
+export interface ProgressSink {
+  /** Show `message` for the resource `urn` (transient: replaced by the next line). */
+  report(urn: string, message: string): void;
+}
+
+/** A sink that drops everything. */
+export const NO_PROGRESS: ProgressSink = { report: () => undefined };
+
+let overrideSink: ProgressSink | undefined;
+let engineSink: ProgressSink | null | undefined; // null: looked, no engine
+
+/** Replace the sink (tests); pass undefined to go back to the engine sink. */
+export function setProgressSink(sink: ProgressSink | undefined): void {
+  overrideSink = sink;
+}
+
+/**
+ * The sink in use, or undefined when nobody is watching (then the waiter also skips listing
+ * nodes, which is only needed for the progress line).
+ */
+export function progressSink(): ProgressSink | undefined {
+  if (overrideSink) return overrideSink;
+  if (engineSink === undefined) engineSink = connectToEngine();
+  return engineSink ?? undefined;
+}
+
+/**
+ * The engine address when this process is Pulumi's Node dynamic-provider host
+ * (`.../cmd/dynamic-provider/index.js <engine-address>`), else undefined.
+ */
+export function engineAddressFromHost(
+  argv: readonly string[] = process.argv,
+  mainFilename: string | undefined = require.main?.filename,
+): string | undefined {
+  if (!mainFilename || !/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(mainFilename)) return undefined;
+  const addr = argv[2];
+  return addr && /^[\w.\-[\]:]+:\d+$/.test(addr) ? addr : undefined;
+}
+
+function connectToEngine(): ProgressSink | null {
+  const address = engineAddressFromHost();
+  if (!address) return null;
+  try {
+    // Load gRPC through @pulumi/pulumi so we use the very copy its generated stubs were built with.
+    const engineGrpcPath = require.resolve("@pulumi/pulumi/proto/engine_grpc_pb");
+    const fromPulumi = createRequire(engineGrpcPath);
+    const grpc = fromPulumi("@grpc/grpc-js");
+    const { EngineClient } = fromPulumi(engineGrpcPath);
+    const engproto = fromPulumi(require.resolve("@pulumi/pulumi/proto/engine_pb"));
+    const client = new EngineClient(address, grpc.credentials.createInsecure());
+    let last: Promise<void> = Promise.resolve();
+    return {
+      report(urn: string, message: string) {
+        // Serialise the calls so lines arrive in order; a failed delivery is only a lost hint.
+        last = last.then(
+          () =>
+            new Promise<void>((resolve) => {
+              try {
+                const req = new engproto.LogRequest();
+                req.setSeverity(engproto.LogSeverity.INFO);
+                req.setMessage(message);
+                req.setUrn(urn);
+                req.setEphemeral(true);
+                client.log(req, () => resolve());
+              } catch {
+                resolve();
+              }
+            }),
+        );
+      },
+    };
+  } catch {
+    return null;
+  }
+}

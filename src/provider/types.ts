@@ -1,0 +1,70 @@
+/**
+ * The property bags the dynamic provider exchanges with the Pulumi engine, in camelCase.
+ * Wire (snake_case) shapes live in `../client/types`; `mapping.ts` converts between the two.
+ */
+import type { NodeSize, Phase } from "../client/types";
+import type { TimeoutStrings } from "./timeouts";
+
+/** Explicit connection settings given to one resource. */
+export interface ConnectionInputs {
+  /** Base URL of the service, without `/v1`. */
+  endpoint?: string;
+  /** API token; the Cluster resource marks it secret. */
+  token?: string;
+}
+
+/**
+ * Hidden inputs the Cluster resource adds for the provider's own use. `diff` ignores them:
+ * changing them alone is never a change to the cluster.
+ */
+export interface HiddenInputs {
+  /** `customTimeouts` of the resource, copied because the host does not pass them on. */
+  __timeouts?: TimeoutStrings;
+  /** URN of the resource: progress messages are attached to it and the auto-name derives from it. */
+  __urn?: string;
+  /** Set by check when it generated `name`, so later checks keep it and diff knows it is not the user's. */
+  __autonamed?: boolean;
+  /** Cluster id given with the `import` resource option: create adopts it instead of POSTing. */
+  __import?: string;
+}
+
+/** Inputs after check: what create/update/diff receive as `news`. */
+export interface ClusterInputs extends HiddenInputs {
+  name: string;
+  controlPlanes: number;
+  workers: number;
+  nodeSize: NodeSize;
+  phase: Phase;
+  infraId?: string;
+  connection?: ConnectionInputs;
+  /** Serialized provider, managed by the Pulumi SDK. */
+  __provider?: string;
+}
+
+/** Outputs (state) of a Cluster: what read/update/delete receive as `olds`/`props`. */
+export interface ClusterOutputs extends HiddenInputs {
+  name: string;
+  status: string;
+  phase: Phase;
+  controlPlanes: number;
+  workers: number;
+  nodeSize: NodeSize;
+  nodeCount?: number;
+  endpoint?: string;
+  kubernetesVersion?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  infraId?: string;
+  /** Kubeconfig YAML; marked secret through `additionalSecretOutputs`. */
+  kubeconfig?: string;
+  /** Echo of the explicit connection, so read and delete can reach the service. Secret token. */
+  connection?: ConnectionInputs;
+  __provider?: string;
+}
+
+/** The properties a user sets; the ones diff looks at. */
+export const CLUSTER_INPUT_PROPERTIES = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"] as const;
+/** Changes that the API can apply in place (PATCH). */
+export const UPDATABLE_PROPERTIES = ["workers", "nodeSize"] as const;
+/** Changes that need a new cluster. */
+export const REPLACE_PROPERTIES = ["name", "controlPlanes", "phase", "infraId"] as const;

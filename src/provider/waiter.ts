@@ -1,0 +1,166 @@
+/**
+ * Waiting for a cluster to reach a state: polls GET /v1/clusters/{id} on the adaptive schedule
+ * of `schedule.ts`, reads the status (provisioning, scaling, upgrading and deleting mean "not
+ * yet"; error means stop), honours the operation's deadline and reports progress.
+ */
+import type { ApiCluster, ApiNodeList } from "../client/types";
+import { formatDuration } from "./durations";
+import { isNotFoundError, isTransient, safeMessage } from "./errors";
+import { progressLine } from "./progress-line";
+import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollSchedule } from "./schedule";
+
+/** What the wait is for. */
+export type WaitTarget = "running" | "gone";
+
+/** What one observed status means for a wait. */
+export type StatusVerdict = "done" | "wait" | "failed";
+
+/**
+ * Judge an observed cluster status for a wait. Pure.
+ *
+ * For `running`: `running` is done; `error` failed; `deleting` failed too (a cluster being
+ * deleted never becomes running); anything else, including statuses this version does not know,
+ * is "not yet". For `gone`: only a 404 is done (handled by the caller); `error` failed; anything
+ * else is "not yet".
+ */
+export function judgeStatus(status: string, target: WaitTarget): StatusVerdict {
+  if (status === "error") return "failed";
+  if (target === "running") {
+    if (status === "running") return "done";
+    if (status === "deleting") return "failed";
+    return "wait";
+  }
+  return "wait";
+}
+
+/** Why a wait ended without reaching its target. */
+export type WaitFailure = "failed" | "timeout" | "gone";
+
+/** A wait that did not reach its target; `cluster` is the last state seen. */
+export class WaitError extends Error {
+  readonly reason: WaitFailure;
+  readonly cluster?: ApiCluster;
+  constructor(message: string, reason: WaitFailure, cluster?: ApiCluster) {
+    super(message);
+    this.name = "WaitError";
+    this.reason = reason;
+    this.cluster = cluster;
+  }
+}
+
+/** Time source, injectable so tests need not sleep. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+/** Real time. */
+export const SYSTEM_CLOCK: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** The two client calls the waiter makes. */
+export interface WaiterClient {
+  getCluster(id: string): Promise<ApiCluster>;
+  listNodes(clusterId: string): Promise<ApiNodeList>;
+}
+
+/** Options of {@link waitForCluster}. */
+export interface WaitOptions {
+  client: WaiterClient;
+  id: string;
+  target: WaitTarget;
+  /** Give up this long after `startedAt`. */
+  timeoutMs: number;
+  /** Start of the operation (e.g. when the POST was sent); defaults to now. */
+  startedAt?: number;
+  /**
+   * Receives a progress line per poll. When set, nodes are listed on polls that did not reach
+   * the target (one extra call each), to say how many are ready.
+   */
+  onProgress?: (line: string, cluster: ApiCluster | undefined, nodes: ApiNodeList | undefined) => void;
+  /** Secrets to keep out of error messages. */
+  secrets?: string[];
+  schedule?: PollSchedule;
+  clock?: Clock;
+}
+
+/**
+ * Poll until the cluster reaches `target`.
+ *
+ * @returns the cluster as last seen when `target` is `running`; undefined for `gone`
+ * @throws WaitError `failed` (status error, or deleting while waiting for running), `gone`
+ *   (404 while waiting for running) or `timeout`; a non-transient API error (401, 403...) as is
+ */
+export async function waitForCluster(options: WaitOptions): Promise<ApiCluster | undefined> {
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const schedule = options.schedule ?? DEFAULT_POLL_SCHEDULE;
+  const start = options.startedAt ?? clock.now();
+  const deadline = start + options.timeoutMs;
+  let last: ApiCluster | undefined;
+  let lastProblem: string | undefined;
+
+  for (;;) {
+    const now = clock.now();
+    const delay = nextPollDelay(now - start, deadline - now, schedule);
+    if (delay > 0) await clock.sleep(delay);
+
+    let cluster: ApiCluster | undefined;
+    try {
+      cluster = await options.client.getCluster(options.id);
+      lastProblem = undefined;
+    } catch (e) {
+      if (isNotFoundError(e)) {
+        if (options.target === "gone") return undefined;
+        throw new WaitError(
+          `cluster ${options.id} disappeared while waiting for it to become running (deleted outside Pulumi?)`,
+          "gone",
+          last,
+        );
+      }
+      // A blip the client's own retries did not outlast: keep polling until the deadline.
+      if (!isTransient(e)) throw e;
+      lastProblem = safeMessage(e, options.secrets);
+    }
+
+    if (cluster) {
+      last = cluster;
+      const verdict = judgeStatus(cluster.status, options.target);
+      if (verdict === "done") return cluster;
+      if (verdict === "failed") {
+        const why =
+          cluster.status === "error"
+            ? `cluster ${options.id} is in status "error": the service reported that the operation failed`
+            : `cluster ${options.id} is being deleted (status "${cluster.status}"), so it will not become running`;
+        throw new WaitError(why, "failed", cluster);
+      }
+    }
+
+    const elapsed = clock.now() - start;
+    if (options.onProgress) {
+      let nodes: ApiNodeList | undefined;
+      if (cluster) {
+        try {
+          nodes = await options.client.listNodes(options.id);
+        } catch {
+          // Progress is a courtesy: a failed node list must not fail the operation.
+        }
+      }
+      const status = cluster?.status ?? last?.status ?? "waiting";
+      const line = lastProblem ? `${status}: retrying after ${lastProblem}` : progressLine(status, nodes, elapsed);
+      options.onProgress(line, cluster, nodes);
+    }
+
+    if (clock.now() >= deadline) {
+      const seen = last ? `last status "${last.status}"` : "no status seen";
+      const problem = lastProblem ? `; last error: ${lastProblem}` : "";
+      throw new WaitError(
+        `timed out after ${formatDuration(options.timeoutMs)} waiting for cluster ${options.id} to ` +
+          `${options.target === "running" ? "become running" : "be deleted"} (${seen}${problem})`,
+        "timeout",
+        last,
+      );
+    }
+  }
+}

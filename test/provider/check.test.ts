@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import { checkCluster, endpointProblem, stripUndefined } from "../../src/provider/check";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { UNKNOWN } from "../../src/provider/unknown";
+
+const URN = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod";
+const valid = { name: "prod", controlPlanes: 3, workers: 2, nodeSize: "medium" };
+
+describe("check", () => {
+  it("accepts valid inputs and fills the phase", () => {
+    const r = checkCluster({}, valid);
+    expect(r.failures).toEqual([]);
+    expect(r.inputs).toEqual({ ...valid, phase: "managed" });
+  });
+
+  it("reports every broken rule, one per property, naming the rule", () => {
+    const r = checkCluster({}, { name: "bad name", controlPlanes: 2, workers: 0, nodeSize: "huge", phase: "cloud" });
+    expect(r.failures).toEqual([
+      { property: "name", reason: expect.stringMatching(/letters, digits and hyphens/) },
+      { property: "controlPlanes", reason: "controlPlanes must be 1 or 3, got 2" },
+      { property: "workers", reason: "workers must be an integer of at least 1, got 0" },
+      { property: "nodeSize", reason: 'nodeSize must be one of small, medium, large, xlarge, got "huge"' },
+      { property: "phase", reason: 'phase must be one of managed, onpremise, baremetal, got "cloud"' },
+    ]);
+  });
+
+  it("requires controlPlanes, workers and nodeSize", () => {
+    const r = checkCluster({}, { __urn: URN });
+    expect(r.failures.map((f) => f.property)).toEqual(["controlPlanes", "workers", "nodeSize"]);
+    expect(r.failures[0].reason).toMatch(/required: 1 or 3/);
+  });
+
+  it.each([
+    [2.5, "workers must be an integer of at least 1, got 2.5"],
+    ["3", 'workers must be an integer of at least 1, got "3"'],
+    [-1, "workers must be an integer of at least 1, got -1"],
+  ])("rejects workers %j", (workers, reason) => {
+    expect(checkCluster({}, { ...valid, workers }).failures).toEqual([{ property: "workers", reason }]);
+  });
+
+  it("rejects controlPlanes given as a string", () => {
+    expect(checkCluster({}, { ...valid, controlPlanes: "3" }).failures[0].reason).toBe('controlPlanes must be 1 or 3, got "3"');
+  });
+
+  it("requires infraId unless the phase is managed", () => {
+    expect(checkCluster({}, { ...valid, phase: "onpremise" }).failures).toEqual([
+      { property: "infraId", reason: 'infraId is required when phase is "onpremise" (only "managed" clusters may omit it)' },
+    ]);
+    expect(checkCluster({}, { ...valid, phase: "baremetal", infraId: "" }).failures[0].property).toBe("infraId");
+    expect(checkCluster({}, { ...valid, phase: "baremetal", infraId: "dc-1" }).failures).toEqual([]);
+    expect(checkCluster({}, { ...valid, infraId: "dc-1" }).failures).toEqual([]);
+  });
+
+  it("does not judge values that are unknown during a preview", () => {
+    const r = checkCluster({}, {
+      name: UNKNOWN,
+      controlPlanes: UNKNOWN,
+      workers: UNKNOWN,
+      nodeSize: UNKNOWN,
+      phase: UNKNOWN,
+      infraId: UNKNOWN,
+      connection: { endpoint: UNKNOWN, token: UNKNOWN },
+    });
+    expect(r.failures).toEqual([]);
+    expect(r.inputs.name).toBe(UNKNOWN);
+    // An unknown phase might be non-managed, but infraId is unknown too: nothing to say yet.
+    expect(checkCluster({}, { ...valid, phase: UNKNOWN }).failures).toEqual([]);
+  });
+
+  describe("auto-name", () => {
+    it("derives the name from the resource name and marks it", () => {
+      const r = checkCluster({}, { ...valid, name: undefined, __urn: URN });
+      expect(r.inputs.name).toMatch(/^prod-[a-z0-9]{7}$/);
+      expect(r.inputs.__autonamed).toBe(true);
+      expect(r.failures).toEqual([]);
+    });
+
+    it("keeps the previous auto-name, so previews and updates are stable", () => {
+      const first = checkCluster({}, { ...valid, name: undefined, __urn: URN }).inputs;
+      const second = checkCluster(first, { ...valid, workers: 5, name: undefined, __urn: URN }).inputs;
+      expect(second.name).toBe(first.name);
+      expect(second.__autonamed).toBe(true);
+    });
+
+    it("does not take over a previous explicit name", () => {
+      const r = checkCluster({ ...valid, phase: "managed" }, { ...valid, name: undefined, __urn: URN });
+      expect(r.inputs.name).not.toBe("prod");
+      expect(r.inputs.name).toMatch(/^prod-/);
+    });
+
+    it("drops the marker once the user names the cluster", () => {
+      const r = checkCluster({ name: "prod-abcdefg", __autonamed: true }, { ...valid, name: "mine", __autonamed: true });
+      expect(r.inputs.name).toBe("mine");
+      expect(r.inputs.__autonamed).toBeUndefined();
+    });
+
+    it("falls back to 'cluster' without a URN", () => {
+      expect(checkCluster({}, { ...valid, name: undefined }).inputs.name).toMatch(/^cluster-[a-z0-9]{7}$/);
+    });
+  });
+
+  it("validates an explicit connection without echoing the token", () => {
+    const secret = "tok-very-secret";
+    const r = checkCluster({}, { ...valid, connection: { endpoint: "ftp://x", token: "  " } });
+    expect(r.failures).toEqual([
+      { property: "connection.endpoint", reason: 'connection.endpoint must use http or https, got "ftp:"' },
+      { property: "connection.token", reason: "connection.token must not be empty" },
+    ]);
+    const ok = checkCluster({}, { ...valid, connection: { endpoint: "http://127.0.0.1:8080", token: secret } });
+    expect(ok.failures).toEqual([]);
+    const bad = checkCluster({}, { ...valid, connection: { endpoint: `https://u:${secret}@h`, token: 7 } });
+    expect(JSON.stringify(bad.failures)).not.toContain(secret);
+  });
+
+  it("validates customTimeouts carried in __timeouts", () => {
+    expect(checkCluster({}, { ...valid, __timeouts: { create: "30" } }).failures).toEqual([
+      { property: "customTimeouts.create", reason: expect.stringMatching(/number followed by a unit/) },
+    ]);
+    expect(checkCluster({}, { ...valid, __timeouts: { create: "45m", delete: "1h" } }).failures).toEqual([]);
+  });
+
+  it("keeps inputs free of undefined members (the Struct encoder rejects them)", () => {
+    const r = checkCluster({}, { ...valid, infraId: undefined, connection: { endpoint: undefined, token: "t" } });
+    expect(Object.values(r.inputs)).not.toContain(undefined);
+    expect(r.inputs.connection).toEqual({ token: "t" });
+    expect(stripUndefined({ a: 1, b: undefined, c: { d: undefined, e: [undefined] } })).toEqual({ a: 1, c: { e: [undefined] } });
+  });
+
+  it("the provider's check also requires a name when importing", async () => {
+    const r = await clusterProvider.check({}, { ...valid, name: undefined, __import: "cls_0123456789abcdef", __urn: URN });
+    expect(r.failures).toEqual([
+      { property: "name", reason: "name is required with the import option: set it to the existing cluster's name" },
+    ]);
+    const ok = await clusterProvider.check({}, { ...valid, __import: "cls_0123456789abcdef" });
+    expect(ok.failures).toEqual([]);
+  });
+});
+
+describe("endpointProblem", () => {
+  it.each([
+    ["https://cms.example.com", undefined],
+    ["http://127.0.0.1:8787", undefined],
+    ["", /non-empty URL/],
+    ["cms.example.com", /absolute http\(s\) URL/],
+  ])("%j", (endpoint, expected) => {
+    const p = endpointProblem(endpoint);
+    if (expected === undefined) expect(p).toBeUndefined();
+    else expect(p).toMatch(expected);
+  });
+});

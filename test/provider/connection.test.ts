@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import {
+  ConnectionError,
+  connectionFromPulumiConfigEnv,
+  normalizeEndpoint,
+  resolveConnection,
+} from "../../src/provider/connection";
+
+const env = { CMS_ENDPOINT: "http://env:1", CMS_TOKEN: "env-token" };
+
+describe("connection resolution", () => {
+  it("prefers explicit, then stack config, then environment, per setting", () => {
+    expect(resolveConnection({ explicit: { endpoint: "http://x:1", token: "x" }, config: { endpoint: "http://c:1", token: "c" }, env }))
+      .toEqual({ endpoint: "http://x:1", token: "x" });
+    expect(resolveConnection({ explicit: { endpoint: "http://x:1" }, config: { token: "c" }, env }))
+      .toEqual({ endpoint: "http://x:1", token: "c" });
+    expect(resolveConnection({ config: { endpoint: "http://c:1" }, env })).toEqual({ endpoint: "http://c:1", token: "env-token" });
+    expect(resolveConnection({ env })).toEqual({ endpoint: "http://env:1", token: "env-token" });
+  });
+
+  it("skips empty values", () => {
+    expect(resolveConnection({ explicit: { endpoint: "", token: " " }, env })).toEqual({ endpoint: "http://env:1", token: "env-token" });
+  });
+
+  it("normalises the endpoint", () => {
+    expect(normalizeEndpoint(" https://cms.example.com/v1/ ")).toBe("https://cms.example.com");
+    expect(resolveConnection({ explicit: { endpoint: "http://h:2/" }, env }).endpoint).toBe("http://h:2");
+  });
+
+  it("says where to set a missing endpoint or token, without a token in the text", () => {
+    expect(() => resolveConnection({ env: {} })).toThrow(ConnectionError);
+    expect(() => resolveConnection({ env: {} })).toThrow(/connection\.endpoint.*pulumi config set cms:endpoint.*CMS_ENDPOINT/);
+    let message = "";
+    try {
+      resolveConnection({ env: { CMS_ENDPOINT: "http://e:1" }, explicit: { token: "" } });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/pulumi config set --secret cms:token/);
+    expect(message).toMatch(/CMS_TOKEN/);
+  });
+
+  it("reads cms:* from the engine's PULUMI_CONFIG", () => {
+    expect(connectionFromPulumiConfigEnv(JSON.stringify({ "cms:endpoint": "http://p:1", "cms:token": "p", "aws:region": "x" })))
+      .toEqual({ endpoint: "http://p:1", token: "p" });
+    expect(connectionFromPulumiConfigEnv(undefined)).toEqual({});
+    expect(connectionFromPulumiConfigEnv("not json")).toEqual({});
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import {
+  autoName,
+  nameProblem,
+  NAME_PATTERN,
+  randomSuffix,
+  resourceNameFromUrn,
+  sanitizeNamePrefix,
+} from "../../src/provider/naming";
+
+describe("auto-naming", () => {
+  it("appends '-' and 7 lowercase letters or digits", () => {
+    const name = autoName("prod");
+    expect(name).toMatch(/^prod-[a-z0-9]{7}$/);
+    expect(nameProblem(name)).toBeUndefined();
+  });
+
+  it("is random from call to call", () => {
+    const names = new Set(Array.from({ length: 50 }, () => autoName("x")));
+    expect(names.size).toBe(50);
+  });
+
+  it("uses the injected random source", () => {
+    expect(randomSuffix(() => 0)).toBe("aaaaaaa");
+    expect(autoName("db", (max) => max - 1)).toBe("db-9999999");
+  });
+
+  it.each([
+    ["my_cluster.prod", "my-cluster-prod"],
+    ["--edge--case--", "edge-case"],
+    ["über cluster!", "ber-cluster"],
+    ["a  b", "a-b"],
+    ["___", "cluster"],
+    ["", "cluster"],
+  ])("sanitises %j to %j", (input, prefix) => {
+    expect(sanitizeNamePrefix(input)).toBe(prefix);
+  });
+
+  it("keeps the whole name within 63 characters", () => {
+    const name = autoName("x".repeat(200));
+    expect(name.length).toBe(63);
+    expect(NAME_PATTERN.test(name)).toBe(true);
+    // A cut that would end on a hyphen drops it.
+    expect(sanitizeNamePrefix(`${"a".repeat(54)}-b`)).toBe("a".repeat(54));
+  });
+});
+
+describe("resourceNameFromUrn", () => {
+  it("takes the name after the type", () => {
+    expect(resourceNameFromUrn("urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod")).toBe("prod");
+    expect(resourceNameFromUrn("urn:pulumi:dev::proj::my:comp$pulumi-nodejs:dynamic/cms:Cluster::a::b")).toBe("a::b");
+  });
+  it("rejects what is not a URN", () => {
+    expect(resourceNameFromUrn(undefined)).toBeUndefined();
+    expect(resourceNameFromUrn("prod")).toBeUndefined();
+    expect(resourceNameFromUrn("urn:pulumi:dev::proj")).toBeUndefined();
+  });
+});
+
+describe("nameProblem", () => {
+  it("accepts the API's names", () => {
+    expect(nameProblem("a")).toBeUndefined();
+    expect(nameProblem("Prod-01")).toBeUndefined();
+    expect(nameProblem("x".repeat(63))).toBeUndefined();
+  });
+  it("names the rule it breaks", () => {
+    expect(nameProblem("")).toMatch(/1-63 characters/);
+    expect(nameProblem("x".repeat(64))).toMatch(/1-63 characters long, got 64/);
+    expect(nameProblem("bad_name")).toMatch(/letters, digits and hyphens/);
+    expect(nameProblem(5)).toMatch(/must be a string, got number/);
+  });
+});

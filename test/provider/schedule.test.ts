@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_POLL_SCHEDULE, nextPollDelay, pollInstants } from "../../src/provider/schedule";
+
+describe("poll schedule", () => {
+  it("polls quickly at first so fast operations cost one call", () => {
+    expect(nextPollDelay(0)).toBe(1_000);
+    expect(pollInstants(900)).toEqual([1_000]);
+  });
+
+  it("slows down as the wait grows, bounded by 2 s and 60 s", () => {
+    expect(nextPollDelay(1_000)).toBe(2_000);
+    expect(nextPollDelay(90_000)).toBeCloseTo(10_000, 6);
+    expect(nextPollDelay(600_000)).toBe(60_000);
+    expect(nextPollDelay(3_600_000)).toBe(60_000);
+    // Never a fixed fast loop: delays never shrink as time passes.
+    let previous = 0;
+    for (let t = 1_000; t < 4 * 3_600_000; t += 5_000) {
+      const d = nextPollDelay(t);
+      expect(d).toBeGreaterThanOrEqual(previous);
+      previous = d;
+    }
+  });
+
+  it("never sleeps past the deadline", () => {
+    expect(nextPollDelay(300_000, 1_500)).toBe(1_500);
+    expect(nextPollDelay(300_000, 0)).toBe(0);
+    expect(nextPollDelay(300_000, -10)).toBe(0);
+  });
+
+  it("notices a change within max(2 s, 10 % of the wait) at every moment", () => {
+    // Worst case: the change lands just after a poll; it is seen at the next one.
+    const instants = [0, ...pollInstants(2 * 3_600_000)];
+    for (let i = 1; i < instants.length; i++) {
+      const gap = instants[i] - instants[i - 1];
+      const seenAt = instants[i];
+      expect(gap).toBeLessThanOrEqual(Math.max(2_000, 0.1 * seenAt) + 1e-6);
+    }
+  });
+
+  it("costs a logarithmic number of calls", () => {
+    const tenMinutes = pollInstants(600_000).length;
+    const oneHour = pollInstants(3_600_000).length;
+    // With a 10 % latency bound the floor is ~log(600/20)/log(10/9) + 10 ≈ 43 for 10 minutes.
+    expect(tenMinutes).toBeGreaterThanOrEqual(35);
+    expect(tenMinutes).toBeLessThanOrEqual(45);
+    expect(oneHour).toBeLessThanOrEqual(95);
+    expect(pollInstants(60_000).length).toBeLessThanOrEqual(22);
+  });
+
+  it("exposes its knobs", () => {
+    const slow = { ...DEFAULT_POLL_SCHEDULE, fraction: 0.3 };
+    expect(nextPollDelay(100_000, Infinity, slow)).toBe(30_000);
+  });
+});
