@@ -318,7 +318,9 @@ export class CmsClient {
     const headers = toHeaderBag(response.headers);
     const body = typeof response.data === "string" ? response.data : response.data == null ? "" : String(response.data);
     const serverDate = parseDateHeader(headers["date"]);
-    if (serverDate !== undefined) this.#serverOffsetMs = serverDate - receivedAt;
+    // Date is truncated to the second: the server's clock read somewhere in [date, date + 1 s),
+    // so take the middle to halve the worst-case error.
+    if (serverDate !== undefined) this.#serverOffsetMs = serverDate + 500 - receivedAt;
 
     if (ticket) {
       const info = parseRateLimitHeaders(headers, receivedAt);

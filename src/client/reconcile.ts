@@ -6,10 +6,11 @@ import type { ApiCluster, CreateClusterRequest } from "./types";
 
 /**
  * How far before our request's start (on the server's clock, as we estimate it) a cluster may
- * have been created and still count as ours. Covers the one-second resolution of the `Date`
- * header we estimate the server's clock from, plus slack for an unknown clock.
+ * have been created and still count as ours. Our estimate of the server's clock comes from the
+ * one-second `Date` header (error up to ±500 ms); the rest is slack. Kept small on purpose: a
+ * same-named cluster created just before our request would otherwise be taken for ours.
  */
-export const CREATED_AT_TOLERANCE_MS = 2_000;
+export const CREATED_AT_TOLERANCE_MS = 1_000;
 
 /**
  * Pick the cluster our lost POST created, or `undefined` when it evidently did not create one.

@@ -60,3 +60,77 @@ export async function waitForStatus(emu: RunningEmulator, id: string, status: st
 }
 
 export const SMALL = { control_planes: 1, workers: 1, node_size: "small" } as const;
+
+/**
+ * A TCP relay in front of the real emulator that can lose a reply AFTER the emulator processed
+ * the request: the situation a client must survive when a connection breaks mid-response. The
+ * emulator's own `drop` fault cuts the connection before processing, so it cannot show this.
+ * Nothing here answers requests itself: every request reaches the real emulator.
+ */
+export interface LossyProxy {
+  url: string;
+  /** Lose the reply of the next `count` requests whose request line starts with `prefix` (e.g. `POST /v1/clusters `). */
+  loseReplyOf(prefix: string, count?: number): void;
+  /** How many replies were lost since the last reset. */
+  lost(): number;
+  /** Forget pending rules and the count of lost replies. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function lossyProxy(target: string): Promise<LossyProxy> {
+  const net = await import("node:net");
+  const { hostname, port } = new URL(target);
+  const rules: Array<{ prefix: string; left: number }> = [];
+  let lost = 0;
+  const sockets = new Set<import("node:net").Socket>();
+  const server = net.createServer((downstream) => {
+    const upstream = net.connect(Number(port), hostname);
+    sockets.add(downstream);
+    sockets.add(upstream);
+    let loseNextReply = false;
+    downstream.on("data", (chunk) => {
+      const head = chunk.toString("latin1", 0, 64);
+      const rule = rules.find((r) => r.left > 0 && head.startsWith(r.prefix));
+      if (rule) {
+        rule.left -= 1;
+        loseNextReply = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (loseNextReply) {
+        // The emulator has answered, so it has processed the request: now lose the answer.
+        lost += 1;
+        downstream.destroy();
+        upstream.destroy();
+        return;
+      }
+      downstream.write(chunk);
+    });
+    const end = () => {
+      downstream.destroy();
+      upstream.destroy();
+      sockets.delete(downstream);
+      sockets.delete(upstream);
+    };
+    downstream.on("close", end).on("error", end);
+    upstream.on("close", end).on("error", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as import("node:net").AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    loseReplyOf: (prefix, count = 1) => rules.push({ prefix, left: count }),
+    lost: () => lost,
+    reset: () => {
+      rules.length = 0;
+      lost = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
