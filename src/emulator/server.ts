@@ -72,7 +72,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
       : false,
     bodyLimit: BODY_LIMIT,
     // Long ids are just unknown clusters (404), not a router error.
-    maxParamLength: 8192,
+    routerOptions: { maxParamLength: 8192 },
     exposeHeadRoutes: false,
     forceCloseConnections: true,
     ajv: {

@@ -1,0 +1,129 @@
+/** Item 8: the standalone command, started as a child process from the compiled output. */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { controlClient } from "../../src/emulator";
+import { Api, clusterBody } from "./helpers";
+
+const root = resolve(__dirname, "../..");
+const cli = join(root, "dist/emulator/cli.js");
+
+/** Builds dist/ when the emulator sources are newer than the compiled CLI (npm test builds first anyway). */
+beforeAll(() => {
+  const src = join(root, "src/emulator");
+  const newest = Math.max(
+    ...[src, join(src, "operations")].flatMap((d) => readdirSync(d).filter((f) => f.endsWith(".ts")).map((f) => statSync(join(d, f)).mtimeMs)),
+  );
+  if (!existsSync(cli) || statSync(cli).mtimeMs < newest) {
+    // Other packages of the repo may have type errors mid-work; tsc still emits, so only the output matters.
+    spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
+  }
+  expect(existsSync(cli)).toBe(true);
+}, 120_000);
+
+interface Started {
+  child: ChildProcess;
+  lines: string[];
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Started {
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => {
+    out += d.toString();
+    lines.splice(0, lines.length, ...out.split("\n").filter(Boolean));
+  });
+  child.stderr!.on("data", (d) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { child, lines, stderr: () => err, exited };
+}
+
+async function waitForLines(s: Started, n: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (s.lines.length < n) {
+    if (Date.now() > deadline) throw new Error(`CLI printed ${JSON.stringify(s.lines)}; stderr: ${s.stderr()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("cms-emulator CLI", () => {
+  it("prints the listening line first, then the generated tokens once; serves; stops on SIGTERM", async () => {
+    const s = run(["--port", "0", "--provision-seconds", "0.1"]);
+    await waitForLines(s, 3);
+    const m = /^cms-emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(s.lines[0]);
+    expect(m).not.toBeNull();
+    expect(Number(m![2])).toBeGreaterThan(0);
+    const token = /^dev token \(read, write, admin; scope \*; plan enterprise\): (\S+)$/.exec(s.lines[1])![1];
+    const admin = /^admin token \(\/_emulator\/ control API\): (\S+)$/.exec(s.lines[2])![1];
+    const api = new Api(m![1], token);
+    const created = await api.post("/v1/clusters", clusterBody());
+    expect(created.status).toBe(201);
+    expect(created.headers.get("x-ratelimit-limit")).toBe("10000");
+    expect(await controlClient(m![1], admin).requestCounts()).toEqual({ "POST /v1/clusters": 1 });
+    s.child.kill("SIGTERM");
+    expect(await s.exited).toBe(0);
+    expect(s.lines).toHaveLength(3); // tokens printed once, nothing else on stdout
+    expect(s.stderr()).toContain("stopped (SIGTERM)");
+  });
+
+  it("takes --tokens FILE, --admin-token and --state; prints no given secret; stops on SIGINT", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cms-cli-"));
+    const tokens = join(dir, "tokens.json");
+    writeFileSync(
+      tokens,
+      JSON.stringify({ tokens: [{ token: "file-token-community", permissions: ["read", "write"], scope: "*", plan: "community" }] }),
+    );
+    const state = join(dir, "state.json");
+    const s = run(["--port", "0", "--tokens", tokens, "--admin-token", "given-admin-token", "--state", state]);
+    await waitForLines(s, 1);
+    const url = s.lines[0].replace("cms-emulator listening on ", "");
+    const api = new Api(url, "file-token-community");
+    const res = await api.post("/v1/clusters", clusterBody({ name: "from-cli" }));
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100");
+    expect((await controlClient(url, "given-admin-token").clusters()).map((c) => c.name)).toEqual(["from-cli"]);
+    s.child.kill("SIGINT");
+    expect(await s.exited).toBe(0);
+    expect(s.lines).toHaveLength(1);
+    expect(s.lines.join("\n") + s.stderr()).not.toContain("file-token-community");
+    expect(existsSync(state)).toBe(true);
+
+    // The state survives a restart of the process.
+    const again = run(["--port", "0", "--token", "env-or-flag-token", "--state", state], { CMS_EMULATOR_ADMIN_TOKEN: "env-admin-token" });
+    await waitForLines(again, 1);
+    const url2 = again.lines[0].replace("cms-emulator listening on ", "");
+    expect(again.lines.join("\n")).not.toContain("env-or-flag-token");
+    const list = await new Api(url2, "env-or-flag-token").get("/v1/clusters");
+    expect(list.body.items.map((c: { name: string }) => c.name)).toEqual(["from-cli"]);
+    expect((await controlClient(url2, "env-admin-token").requestCounts())["GET /v1/clusters"]).toBe(1);
+    again.child.kill("SIGTERM");
+    expect(await again.exited).toBe(0);
+    expect(again.lines).toHaveLength(1); // neither token was generated, so none is printed
+  });
+
+  it("rejects bad flags with a message naming the flag and exit code 2", async () => {
+    for (const [args, message] of [
+      [["--port", "abc"], "--port must be an integer"],
+      [["--plan", "gold"], "--plan must be one of community, pro, enterprise"],
+      [["--provision-seconds=-3"], "--provision-seconds must be a number of seconds"],
+      [["--tokens", "/nonexistent/tokens.json"], "--tokens /nonexistent/tokens.json"],
+      [["--bogus"], "Unknown option '--bogus'"],
+    ] as const) {
+      const s = run([...args]);
+      expect(await s.exited).toBe(2);
+      expect(s.stderr()).toContain(message);
+    }
+  });
+
+  it("--help prints the usage", async () => {
+    const s = run(["--help"]);
+    expect(await s.exited).toBe(0);
+    expect(s.lines.join("\n")).toContain("--provision-seconds");
+  });
+});
