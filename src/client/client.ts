@@ -272,7 +272,11 @@ export class CmsClient {
             verifyPending = true;
           }
           if (outcomeUnknown(input)) sawUnknownOutcome = true;
-          this.#options.onRetry?.({ attempt: input.attempt, delayMs: decision.delayMs, reason: decision.reason, method, path: fullPath });
+          try {
+            this.#options.onRetry?.({ attempt: input.attempt, delayMs: decision.delayMs, reason: decision.reason, method, path: fullPath });
+          } catch {
+            // A logging callback must not change the outcome of the request.
+          }
           if (decision.delayMs > 0) await sleep(decision.delayMs);
         },
       });
@@ -285,9 +289,14 @@ export class CmsClient {
   async #exchange(spec: RequestSpec): Promise<Exchange> {
     const fullPath = `/v1${spec.path}`;
     const ticket = this.#limiter ? await this.#limiter.acquire() : undefined;
+    // axios' own timeout is a socket-idle timer: a server that trickles bytes never trips it.
+    // This deadline bounds the whole exchange.
+    const deadline = new AbortController();
+    const timer = this.#options.timeoutMs > 0 ? setTimeout(() => deadline.abort(), this.#options.timeoutMs) : undefined;
     let response;
     try {
       response = await this.#http.request<string>({
+        signal: deadline.signal,
         method: spec.method,
         url: spec.path,
         params: definedParams(spec.query),
@@ -303,16 +312,25 @@ export class CmsClient {
       if (ticket) this.#limiter!.complete(undefined);
       // The axios error holds config.headers.Authorization: keep only its code and message text.
       const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-      const code = typeof e.code === "string" ? e.code : typeof e.cause?.code === "string" ? e.cause.code : undefined;
+      const byDeadline = deadline.signal.aborted;
+      const code = byDeadline
+        ? "ETIMEDOUT"
+        : typeof e.code === "string"
+          ? e.code
+          : typeof e.cause?.code === "string"
+            ? e.cause.code
+            : undefined;
       throw networkErrorFrom({
         method: spec.method,
         path: fullPath,
         code,
-        detail: typeof e.message === "string" ? e.message : undefined,
+        detail: byDeadline ? `no complete response within ${this.#options.timeoutMs} ms` : typeof e.message === "string" ? e.message : undefined,
         timedOut: code === "ETIMEDOUT" || code === "ECONNABORTED",
         origin: new URL(this.endpoint).origin,
         secrets: [this.#token],
       });
+    } finally {
+      if (timer) clearTimeout(timer);
     }
     const receivedAt = Date.now();
     const headers = toHeaderBag(response.headers);
