@@ -1,1 +1,17 @@
-export {};
+/**
+ * pulumi-cms: Pulumi resources and functions for the Cluster Management Service.
+ *
+ * ```ts
+ * import * as cms from "pulumi-cms";
+ * const cluster = new cms.Cluster("prod", { controlPlanes: 3, workers: 3, nodeSize: "large" });
+ * export const kubeconfig = cluster.kubeconfig;
+ * ```
+ */
+export * from "./resources";
+export * from "./functions";
+export type { ClusterInfo, NodeInfo } from "./provider/mapping";
+export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "./client/types";
+/** The provider's building blocks (check, diff, schedule, durations...), for tools and tests. */
+export * as provider from "./provider";
+/** The HTTP client of the service's v1 API. */
+export * as client from "./client";

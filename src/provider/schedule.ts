@@ -33,20 +33,23 @@ export const DEFAULT_POLL_SCHEDULE: Readonly<PollSchedule> = Object.freeze({
 /**
  * Milliseconds to wait before the next poll.
  *
- * @param elapsedMs time since the wait started (0 before the first poll)
+ * @param elapsedMs time since the wait started (the start may be the request that began the
+ *   operation, so some time can have passed before the first poll)
  * @param remainingMs time left before the operation's deadline; the delay never exceeds it, so
  *   the last poll happens at the deadline rather than after it
  * @param schedule the knobs, {@link DEFAULT_POLL_SCHEDULE} by default
+ * @param firstPoll true when no poll has happened yet: the first one comes `firstDelayMs` after
+ *   the start (less whatever already elapsed)
  */
 export function nextPollDelay(
   elapsedMs: number,
   remainingMs: number = Number.POSITIVE_INFINITY,
   schedule: PollSchedule = DEFAULT_POLL_SCHEDULE,
+  firstPoll: boolean = elapsedMs <= 0,
 ): number {
-  const wanted =
-    elapsedMs <= 0
-      ? schedule.firstDelayMs
-      : Math.min(schedule.maxDelayMs, Math.max(schedule.minDelayMs, elapsedMs * schedule.fraction));
+  const wanted = firstPoll
+    ? schedule.firstDelayMs - Math.max(0, elapsedMs)
+    : Math.min(schedule.maxDelayMs, Math.max(schedule.minDelayMs, elapsedMs * schedule.fraction));
   return Math.max(0, Math.min(wanted, remainingMs));
 }
 
@@ -58,7 +61,7 @@ export function pollInstants(durationMs: number, schedule: PollSchedule = DEFAUL
   const instants: number[] = [];
   let t = 0;
   do {
-    t += nextPollDelay(t, Number.POSITIVE_INFINITY, schedule);
+    t += nextPollDelay(t, Number.POSITIVE_INFINITY, schedule, instants.length === 0);
     instants.push(t);
   } while (t < durationMs);
   return instants;

@@ -100,10 +100,12 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   const deadline = start + options.timeoutMs;
   let last: ApiCluster | undefined;
   let lastProblem: string | undefined;
+  let polls = 0;
 
   for (;;) {
     const now = clock.now();
-    const delay = nextPollDelay(now - start, deadline - now, schedule);
+    const delay = nextPollDelay(now - start, deadline - now, schedule, polls === 0);
+    polls += 1;
     if (delay > 0) await clock.sleep(delay);
 
     let cluster: ApiCluster | undefined;

@@ -4,6 +4,9 @@ import { DEFAULT_POLL_SCHEDULE, nextPollDelay, pollInstants } from "../../src/pr
 describe("poll schedule", () => {
   it("polls quickly at first so fast operations cost one call", () => {
     expect(nextPollDelay(0)).toBe(1_000);
+    // Time spent sending the request that started the operation counts towards the first second.
+    expect(nextPollDelay(150, Infinity, DEFAULT_POLL_SCHEDULE, true)).toBe(850);
+    expect(nextPollDelay(1_500, Infinity, DEFAULT_POLL_SCHEDULE, true)).toBe(0);
     expect(pollInstants(900)).toEqual([1_000]);
   });
 

@@ -1,0 +1,65 @@
+/**
+ * Connection for functions. They run in the program process (not in the provider host), so the
+ * stack configuration is read with `pulumi.Config("cms")`; otherwise the same order as the
+ * resource: explicit argument, then `cms:endpoint` / `cms:token`, then `CMS_ENDPOINT` /
+ * `CMS_TOKEN`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { createClient, type CmsClient } from "../client";
+import { dropEmpty, resolveConnection } from "../provider/connection";
+import { safeMessage } from "../provider/errors";
+
+/** Explicit connection of one function call. */
+export interface FunctionConnectionArgs {
+  /** Base URL of the service (without `/v1`). */
+  endpoint?: string;
+  /** API token. */
+  token?: string;
+}
+
+/** Output-form counterpart of {@link FunctionConnectionArgs}. */
+export interface FunctionConnectionInputs {
+  endpoint?: pulumi.Input<string>;
+  token?: pulumi.Input<string>;
+}
+
+/** `cms:endpoint` / `cms:token` from the stack configuration, when running in a Pulumi program. */
+export function connectionFromStackConfig(): { endpoint?: string; token?: string } {
+  try {
+    const config = new pulumi.Config("cms");
+    return dropEmpty({ endpoint: config.get("endpoint"), token: config.get("token") });
+  } catch {
+    return {};
+  }
+}
+
+/** A client for one function call. */
+export function functionClient(connection: FunctionConnectionArgs | undefined): { client: CmsClient; token: string } {
+  const resolved = resolveConnection({
+    explicit: dropEmpty(connection ?? {}),
+    config: connectionFromStackConfig(),
+    env: process.env,
+  });
+  return { client: createClient({ endpoint: resolved.endpoint, token: resolved.token }), token: resolved.token };
+}
+
+/**
+ * Run one API call for the function `fn`, turning failures into an error that names the
+ * function and never contains the token.
+ */
+export async function callApi<T>(fn: string, connection: FunctionConnectionArgs | undefined, call: (client: CmsClient) => Promise<T>): Promise<T> {
+  const { client, token } = functionClient(connection);
+  try {
+    return await call(client);
+  } catch (e) {
+    throw new Error(`${fn}: ${safeMessage(e, [token])}`);
+  }
+}
+
+/** Throw a clear error naming the argument when a required id is missing or not a string. */
+export function requireId(fn: string, field: string, value: unknown, shape: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new Error(`${fn}: ${field} is required (a ${shape} id)`);
+  }
+  return value;
+}

@@ -1,0 +1,32 @@
+/** `getNode`: one node of a cluster. */
+import * as pulumi from "@pulumi/pulumi";
+import { toNodeInfo, type NodeInfo } from "../provider/mapping";
+import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
+
+/** Arguments of {@link getNode}. */
+export interface GetNodeArgs {
+  /** Cluster id (`cls_...`). */
+  clusterId: string;
+  /** Node id (`node_...`). */
+  nodeId: string;
+  connection?: FunctionConnectionArgs;
+}
+
+/** Arguments of {@link getNodeOutput}. */
+export interface GetNodeOutputArgs {
+  clusterId: pulumi.Input<string>;
+  nodeId: pulumi.Input<string>;
+  connection?: FunctionConnectionInputs;
+}
+
+/** Fetch one node (GET /v1/clusters/{id}/nodes/{node_id}). */
+export async function getNode(args: GetNodeArgs): Promise<NodeInfo> {
+  const clusterId = requireId("getNode", "clusterId", args?.clusterId, "cluster (cls_...)");
+  const nodeId = requireId("getNode", "nodeId", args?.nodeId, "node (node_...)");
+  return callApi("getNode", args.connection, async (client) => toNodeInfo(await client.getNode(clusterId, nodeId)));
+}
+
+/** {@link getNode} taking Inputs and returning an Output. */
+export function getNodeOutput(args: GetNodeOutputArgs): pulumi.Output<NodeInfo> {
+  return pulumi.output(args).apply((a) => getNode(a as GetNodeArgs));
+}

@@ -1,0 +1,65 @@
+/**
+ * The Cluster dynamic provider and its pure building blocks. The resource class lives in
+ * `../resources`; this folder is what runs inside Pulumi's dynamic-provider host.
+ */
+export { serializableProvider, implementationSpecifier, IMPLEMENTATION_FILE } from "./serializable";
+export {
+  clusterProvider,
+  importMismatches,
+  resetConfiguredConnection,
+  setProviderSettings,
+  type ProviderSettings,
+} from "./cluster-provider";
+export { checkCluster, endpointProblem, stripUndefined, DEFAULT_PHASE, type CheckFailure, type CheckClusterResult, type CheckOptions } from "./check";
+export { diffCluster, type ClusterDiff, type PropertyDiff, type PropertyDiffKind } from "./diff";
+export {
+  toClusterInfo,
+  toNodeInfo,
+  toCreateRequest,
+  toUpdateRequest,
+  toOutputs,
+  toInputsAfterRead,
+  type ClusterInfo,
+  type NodeInfo,
+} from "./mapping";
+export { nextPollDelay, pollInstants, DEFAULT_POLL_SCHEDULE, type PollSchedule } from "./schedule";
+export { parseDuration, formatDuration } from "./durations";
+export {
+  resolveTimeouts,
+  validateTimeouts,
+  timeoutStringsFrom,
+  DEFAULT_TIMEOUTS,
+  TIMEOUT_OPERATIONS,
+  type Timeouts,
+  type TimeoutStrings,
+  type TimeoutProblem,
+} from "./timeouts";
+export {
+  autoName,
+  sanitizeNamePrefix,
+  randomSuffix,
+  resourceNameFromUrn,
+  nameProblem,
+  NAME_PATTERN,
+  NAME_MAX_LENGTH,
+  AUTONAME_SUFFIX_LENGTH,
+} from "./naming";
+export { chooseKubeconfig, kubeconfigIdentity, canonicalJson } from "./kubeconfig";
+export {
+  resolveConnection,
+  normalizeEndpoint,
+  connectionFromPulumiConfigEnv,
+  ConnectionError,
+  CONFIG_ENDPOINT_KEY,
+  CONFIG_TOKEN_KEY,
+  ENV_ENDPOINT,
+  ENV_TOKEN,
+  type Connection,
+  type ConnectionSources,
+} from "./connection";
+export { ClusterInitError, isTransient, redact, safeMessage } from "./errors";
+export { waitForCluster, judgeStatus, WaitError, SYSTEM_CLOCK, type Clock, type WaitOptions, type WaitTarget, type StatusVerdict } from "./waiter";
+export { progressLine } from "./progress-line";
+export { setProgressSink, progressSink, engineAddressFromHost, NO_PROGRESS, type ProgressSink } from "./progress";
+export { UNKNOWN, isUnknown, containsUnknown } from "./unknown";
+export type { ClusterInputs, ClusterOutputs, ConnectionInputs, HiddenInputs } from "./types";

@@ -1,0 +1,180 @@
+/**
+ * `Cluster`: a Kubernetes cluster of the Cluster Management Service, as a Pulumi resource.
+ *
+ * Implemented as a dynamic resource: the provider (`../provider`) runs inside Pulumi's Node
+ * dynamic-provider host. Three things the host does not pass on are carried as hidden inputs,
+ * all ignored by diff: the `customTimeouts` option (`__timeouts`), the resource's URN (`__urn`,
+ * for progress lines and the auto-name) and the `import` option (`__import`, because the engine's
+ * own import cannot load a dynamic provider; create adopts the cluster instead).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { NodeSize, Phase } from "../client/types";
+import { serializableProvider } from "../provider/serializable";
+import { timeoutStringsFrom } from "../provider/timeouts";
+
+/** Module part of the resource type token. */
+export const CLUSTER_MODULE = "cms";
+/** Type part of the resource type token. */
+export const CLUSTER_TYPE_NAME = "Cluster";
+/** The full type token, as it appears in URNs and `pulumi stack` output. */
+export const CLUSTER_TYPE = `pulumi-nodejs:dynamic/${CLUSTER_MODULE}:${CLUSTER_TYPE_NAME}`;
+
+/** Explicit connection for one resource; overrides stack config and environment. */
+export interface ClusterConnectionArgs {
+  /** Base URL of the service (without `/v1`). Default: `cms:endpoint` config, then `CMS_ENDPOINT`. */
+  endpoint?: pulumi.Input<string>;
+  /** API token; always stored as a secret. Default: `cms:token` config, then `CMS_TOKEN`. */
+  token?: pulumi.Input<string>;
+}
+
+/** Arguments of a {@link Cluster}. */
+export interface ClusterArgs {
+  /**
+   * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name plus
+   * a random suffix. Changing it replaces the cluster.
+   */
+  name?: pulumi.Input<string>;
+  /** Number of control planes: 1 or 3. Changing it replaces the cluster. */
+  controlPlanes: pulumi.Input<1 | 3>;
+  /** Number of workers, at least 1. Updated in place. */
+  workers: pulumi.Input<number>;
+  /** Size of every node. Updated in place. */
+  nodeSize: pulumi.Input<NodeSize>;
+  /** Where the cluster runs; default `managed`. Changing it replaces the cluster. */
+  phase?: pulumi.Input<Phase>;
+  /** Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster. */
+  infraId?: pulumi.Input<string>;
+  /** Explicit endpoint and token for this cluster. */
+  connection?: ClusterConnectionArgs;
+}
+
+/** Extra arguments of {@link Cluster.get}. */
+export interface ClusterGetArgs {
+  /** Explicit endpoint and token to read the cluster with. */
+  connection?: ClusterConnectionArgs;
+}
+
+// Every output must be a key of the props handed to the base class, or the SDK does not create
+// the corresponding Output property on the instance.
+const OUTPUT_KEYS = [
+  "name",
+  "status",
+  "phase",
+  "controlPlanes",
+  "workers",
+  "nodeSize",
+  "nodeCount",
+  "endpoint",
+  "kubernetesVersion",
+  "createdAt",
+  "updatedAt",
+  "infraId",
+  "kubeconfig",
+] as const;
+
+/**
+ * A cluster of the Cluster Management Service.
+ *
+ * ```ts
+ * const cluster = new cms.Cluster("prod", { controlPlanes: 3, workers: 3, nodeSize: "large" });
+ * export const kubeconfig = cluster.kubeconfig; // secret
+ * ```
+ *
+ * The resource id is the cluster id (`cls_...`). `workers` and `nodeSize` change in place;
+ * `name`, `controlPlanes`, `phase` and `infraId` replace the cluster. Honours the
+ * `customTimeouts` option (defaults: create 30m, update 30m, delete 20m), `import`, and
+ * {@link Cluster.get}.
+ */
+export class Cluster extends pulumi.dynamic.Resource {
+  // `declare`: with ES2022 class fields a plain declaration would reset the outputs the base
+  // constructor has just set.
+  /** Cluster name (given or generated). */
+  declare public readonly name: pulumi.Output<string>;
+  /** Current status: provisioning, running, scaling, upgrading, error or deleting. */
+  declare public readonly status: pulumi.Output<string>;
+  /** `managed`, `onpremise` or `baremetal`. */
+  declare public readonly phase: pulumi.Output<Phase>;
+  /** Number of control planes. */
+  declare public readonly controlPlanes: pulumi.Output<number>;
+  /** Number of workers. */
+  declare public readonly workers: pulumi.Output<number>;
+  /** Node size. */
+  declare public readonly nodeSize: pulumi.Output<NodeSize>;
+  /** Total number of nodes. */
+  declare public readonly nodeCount: pulumi.Output<number>;
+  /** URL of the cluster's Kubernetes API server, `https://<host>:<port>`. */
+  declare public readonly endpoint: pulumi.Output<string>;
+  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
+  declare public readonly kubernetesVersion: pulumi.Output<string>;
+  /** Creation time (ISO 8601 UTC). */
+  declare public readonly createdAt: pulumi.Output<string>;
+  /** Last change (ISO 8601 UTC). */
+  declare public readonly updatedAt: pulumi.Output<string>;
+  /** Target infrastructure, when the cluster has one. */
+  declare public readonly infraId: pulumi.Output<string | undefined>;
+  /** Kubeconfig YAML to reach the cluster. Secret. Unchanged unless its credentials change. */
+  declare public readonly kubeconfig: pulumi.Output<string>;
+
+  /**
+   * Adopt an existing cluster as a read-only resource: its state is read from the API by id.
+   * The connection comes from `state.connection`, else stack config, else environment.
+   */
+  public static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    state?: ClusterGetArgs,
+    opts?: pulumi.CustomResourceOptions,
+  ): Cluster {
+    return new Cluster(name, { connection: state?.connection } as ClusterArgs, { ...opts, id });
+  }
+
+  /** True when `obj` is a Cluster (works across copies of this package). */
+  public static isInstance(obj: unknown): obj is Cluster {
+    return (
+      pulumi.CustomResource.isInstance(obj) &&
+      (obj as unknown as { __pulumiType?: string }).__pulumiType === CLUSTER_TYPE
+    );
+  }
+
+  /**
+   * @param name resource name (also the prefix of the default cluster name)
+   * @param args cluster settings
+   * @param opts resource options; `customTimeouts`, `import`, `additionalSecretOutputs`,
+   *   `parent`... are honoured
+   */
+  constructor(name: string, args: ClusterArgs, opts?: pulumi.CustomResourceOptions) {
+    const options: pulumi.CustomResourceOptions = { ...opts };
+    const reading = options.id !== undefined;
+    const importId = options.import;
+    // The engine's import reads the resource without its `__provider`, which a dynamic provider
+    // cannot survive; create adopts the cluster instead (see the provider's create).
+    delete options.import;
+    options.additionalSecretOutputs = [...new Set([...(opts?.additionalSecretOutputs ?? []), "kubeconfig"])];
+
+    const props: Record<string, unknown> = {};
+    for (const key of OUTPUT_KEYS) props[key] = undefined;
+    if (!reading) {
+      props.name = args?.name;
+      props.controlPlanes = args?.controlPlanes;
+      props.workers = args?.workers;
+      props.nodeSize = args?.nodeSize;
+      props.phase = args?.phase;
+      props.infraId = args?.infraId;
+      props.__import = importId;
+    }
+    props.connection = connectionInput(args?.connection);
+    props.__timeouts = timeoutStringsFrom(opts?.customTimeouts);
+    props.__urn = pulumi.createUrn(name, CLUSTER_TYPE, opts?.parent);
+
+    super(serializableProvider, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
+  }
+}
+
+/** The connection input: the token wrapped as a secret so state and logs only hold ciphertext. */
+function connectionInput(c: ClusterConnectionArgs | undefined): pulumi.Input<Record<string, unknown>> | undefined {
+  if (!c) return undefined;
+  const out: Record<string, unknown> = {};
+  if (c.endpoint !== undefined) out.endpoint = c.endpoint;
+  if (c.token !== undefined) out.token = pulumi.secret(c.token);
+  return Object.keys(out).length > 0 ? out : undefined;
+}
