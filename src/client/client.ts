@@ -16,7 +16,7 @@ import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./er
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, sharedLimiter } from "./limiter";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
-import { findCreatedCluster } from "./reconcile";
+import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
 import { decideRetry, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
 import type {
   ApiCluster,
@@ -143,12 +143,13 @@ export class CmsClient {
         const all = await this.listAllClusters();
         // Compute the start on the server's clock only now: the list's Date headers have just
         // refreshed our estimate of the skew.
-        const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs);
+        const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
         return found ? { value: found } : undefined;
       },
     });
-    if (isExchange(res)) return this.#json<ApiClusterSummary>(res, "POST", "/clusters");
-    return res;
+    const created = isExchange(res) ? this.#json<ApiClusterSummary>(res, "POST", "/clusters") : res;
+    if (created && typeof created.id === "string") claimClusterId(created.id);
+    return created;
   }
 
   /** `GET /v1/clusters/{id}`: the full cluster. */

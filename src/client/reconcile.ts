@@ -23,12 +23,16 @@ export const CREATED_AT_TOLERANCE_MS = 1_000;
  * @param clusters every cluster visible to the token (all pages)
  * @param request the body we POSTed
  * @param notBefore server-clock epoch ms at which the first attempt was sent
+ * @param toleranceMs see {@link CREATED_AT_TOLERANCE_MS}
+ * @param claimed ids already handed to another create call of this process: two resources
+ *   creating same-named clusters at once must not both end up with the same one
  */
 export function findCreatedCluster(
   clusters: readonly ApiCluster[],
   request: CreateClusterRequest,
   notBefore: number,
   toleranceMs: number = CREATED_AT_TOLERANCE_MS,
+  claimed: ReadonlySet<string> = new Set(),
 ): ApiCluster | undefined {
   const created = (c: ApiCluster): number => {
     const t = Date.parse(c.created_at);
@@ -37,6 +41,7 @@ export function findCreatedCluster(
   const candidates = clusters.filter(
     (c) =>
       c.name === request.name &&
+      !claimed.has(c.id) &&
       created(c) >= notBefore - toleranceMs &&
       c.status !== "deleting" &&
       matchesRequest(c, request),
@@ -55,4 +60,29 @@ function matchesRequest(c: ApiCluster, r: CreateClusterRequest): boolean {
   const phase = r.phase ?? "managed";
   if (c.phase !== undefined && c.phase !== phase) return false;
   return true;
+}
+
+/**
+ * Ids returned by `createCluster` in this process (on globalThis, like the limiters, so two
+ * copies of the package agree). Bounded: only recent creations can be confused with a lost one.
+ */
+const CLAIMED_SYMBOL = Symbol.for("pulumi-cms.client.claimedClusterIds");
+const MAX_CLAIMED = 10_000;
+
+/** The process-wide set of cluster ids already returned by a create. */
+export function claimedClusterIds(): Set<string> {
+  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
+  let set = g[CLAIMED_SYMBOL];
+  if (!set) {
+    set = new Set();
+    g[CLAIMED_SYMBOL] = set;
+  }
+  return set;
+}
+
+/** Record that a create call returned `id`. */
+export function claimClusterId(id: string): void {
+  const set = claimedClusterIds();
+  set.add(id);
+  if (set.size > MAX_CLAIMED) set.delete(set.values().next().value as string);
 }

@@ -49,6 +49,12 @@ describe("findCreatedCluster", () => {
     expect(findCreatedCluster(list, { ...req, workers: 5 }, T0)?.id).toBe("cls_3");
   });
 
+  it("skips clusters another create call of this process already returned", () => {
+    const list = [cluster("cls_a", T0 + 100), cluster("cls_b", T0 + 900)];
+    expect(findCreatedCluster(list, req, T0, undefined, new Set(["cls_b"]))?.id).toBe("cls_a");
+    expect(findCreatedCluster(list, req, T0, undefined, new Set(["cls_a", "cls_b"]))).toBeUndefined();
+  });
+
   it("takes the newest when several match", () => {
     const list = [cluster("cls_a", T0 + 100), cluster("cls_c", T0 + 900), cluster("cls_b", T0 + 500)];
     expect(findCreatedCluster(list, req, T0)?.id).toBe("cls_c");

@@ -179,6 +179,18 @@ describe("creating a cluster never duplicates it", () => {
     expect(await count(CREATE)).toBe(3);
   });
 
+  it("two same-named creates at once, one reply lost: each gets its own cluster", async () => {
+    // B's POST is cut before processing; A's lands meanwhile. B's lookup sees A's cluster (same
+    // name, same shape, created after B started) but it is A's: B must re-send, not adopt it.
+    await emu.control.injectFault({ kind: "drop", method: "POST", path: "/v1/clusters", count: 1 });
+    const b = client(emu, { minRetryDelayMs: 300, maxRetryDelayMs: 300 }).createCluster({ name: "pair", ...SMALL });
+    await new Promise((r) => setTimeout(r, 50));
+    const a = await client(emu).createCluster({ name: "pair", ...SMALL });
+    const bCreated = await b;
+    expect(bCreated.id).not.toBe(a.id);
+    expect((await emu.control.clusters()).map((x) => x.id).sort()).toEqual([a.id, bCreated.id].sort());
+  });
+
   it("a 500 (outcome unknown) is checked before re-sending: exactly one cluster", async () => {
     await emu.control.injectFault({ kind: "status", status: 500, method: "POST", path: "/v1/clusters", count: 1 });
     const c = client(emu);
