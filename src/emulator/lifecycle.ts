@@ -89,6 +89,23 @@ export interface CreateInput {
   infra_id: string | null;
 }
 
+/**
+ * Serialized full-object JSON of each cluster, reused by list pages until the cluster changes.
+ * A WeakMap keeps it out of the persisted records. Every function here that changes a
+ * cluster drops its entry.
+ */
+const jsonCache = new WeakMap<ClusterRecord, string>();
+
+/** The full cluster object as JSON text (cached until the cluster changes). */
+export function clusterJson(c: ClusterRecord): string {
+  let text = jsonCache.get(c);
+  if (text === undefined) {
+    text = JSON.stringify(toApiCluster(c));
+    jsonCache.set(c, text);
+  }
+  return text;
+}
+
 /** Splits `[start, start+duration]` into `k` consecutive windows; the last ends exactly at the end. */
 function windows(start: number, durationMs: number, k: number): Array<[number, number]> {
   const out: Array<[number, number]> = [];
@@ -265,6 +282,7 @@ export function scaleCluster(
     });
   }
   if (tasks.length === 0) return false;
+  jsonCache.delete(c);
   const spans = windows(now, durationMs, tasks.length);
   let last: NodeRecord | undefined;
   tasks.forEach((task, i) => (last = task(spans[i][0], spans[i][1])));
@@ -285,6 +303,7 @@ export function scaleCluster(
  */
 export function upgradeCluster(c: ClusterRecord, version: string, now: number, durationMs: number): boolean {
   if (version === c.kubernetes_version) return false;
+  jsonCache.delete(c);
   const spans = windows(now, durationMs, c.nodes.length);
   c.nodes.forEach((node, i) => {
     const [s, e] = spans[i];
@@ -307,6 +326,7 @@ export function upgradeCluster(c: ClusterRecord, version: string, now: number, d
  * when the last node is.
  */
 export function deleteCluster(c: ClusterRecord, now: number, durationMs: number): void {
+  jsonCache.delete(c);
   const order = [
     ...c.nodes.filter((n) => n.role === "worker").reverse(),
     ...c.nodes.filter((n) => n.role === "controlplane").reverse(),
@@ -333,6 +353,7 @@ export function deleteCluster(c: ClusterRecord, now: number, durationMs: number)
  */
 export function settle(c: ClusterRecord, now: number): boolean {
   if (now < c.nextAt) return false;
+  jsonCache.delete(c);
   let removed = false;
   for (const node of c.nodes) {
     const pending = node.pending;

@@ -14,7 +14,8 @@ import { registerControlRoutes } from "./control-routes";
 import type { EmulatorControl } from "./types";
 import type { ControlExtras } from "./control";
 import type { Permission } from "./types";
-import { createCluster, deleteCluster, getCluster, listClusters, updateCluster, type CreateBody, type ListQuery, type UpdateBody } from "./operations/clusters";
+import { clusterJson } from "./lifecycle";
+import { createCluster, deleteCluster, getCluster, listClusterRecords, updateCluster, type CreateBody, type ListQuery, type UpdateBody } from "./operations/clusters";
 import { getKubeconfig } from "./operations/kubeconfig";
 import { getNode, listNodes } from "./operations/nodes";
 import {
@@ -193,7 +194,14 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
         a.get<{ Querystring: ListQuery }>(url, {
           schema: { querystring: listQuery, response: { 200: clusterListSchema } },
           config: { permission: "read", action: "listing clusters" },
-          handler: async (req) => listClusters(state, who(req), req.query),
+          handler: async (req, reply) => {
+            // Hot path: items are concatenated from per-cluster cached JSON.
+            const page = listClusterRecords(state, who(req), req.query);
+            const items = page.items.map(clusterJson).join(",");
+            return reply
+              .type("application/json; charset=utf-8")
+              .send(`{"items":[${items}],"total":${page.total},"page":${page.page},"per_page":${page.per_page}}`);
+          },
         }),
       POST: (a, url) =>
         a.post<{ Body: CreateBody }>(url, {

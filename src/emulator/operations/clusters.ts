@@ -18,18 +18,32 @@ export interface ListQuery {
 
 /** GET /v1/clusters: oldest first, limited to the token's scope. */
 export function listClusters(state: EmulatorState, p: Principal, q: ListQuery): ApiClusterList {
+  const page = listClusterRecords(state, p, q);
+  return { ...page, items: page.items.map(toApiCluster) };
+}
+
+/** A list page as stored records (the route renders them from cached JSON). */
+export interface RecordPage {
+  items: ClusterRecord[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+/** {@link listClusters} without building the response objects. */
+export function listClusterRecords(state: EmulatorState, p: Principal, q: ListQuery): RecordPage {
   const page = q.page ? Number(q.page) : 1;
   const perPage = q.per_page ? Number(q.per_page) : 20;
   const now = state.now();
   state.purge(now);
   let total: number;
-  let items: ApiCluster[] = [];
+  let items: ClusterRecord[] = [];
   const start = (page - 1) * perPage;
   if (p.clusterId !== undefined) {
     const c = state.get(p.clusterId, now);
     const all = c && (!q.status || c.status === q.status) ? [c] : [];
     total = all.length;
-    items = all.slice(start, start + perPage).map(toApiCluster);
+    items = all.slice(start, start + perPage);
   } else if (q.status) {
     // The filter needs every cluster's current status: settle them all (cheap when idle).
     const matching: ClusterRecord[] = [];
@@ -39,13 +53,13 @@ export function listClusters(state: EmulatorState, p: Principal, q: ListQuery): 
       if (c.status === q.status) matching.push(c);
     }
     total = matching.length;
-    items = matching.slice(start, start + perPage).map(toApiCluster);
+    items = matching.slice(start, start + perPage);
   } else {
     total = state.order.length;
     for (const id of state.order.slice(start, start + perPage)) {
       const c = state.clusters.get(id)!;
       settle(c, now);
-      items.push(toApiCluster(c));
+      items.push(c);
     }
   }
   return { items, total, page, per_page: perPage };

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * Emulator benchmark (`npm run bench:emulator`, after `npm run build`).
+ *
+ * Starts the compiled CLI as a child process (so the load generator does not share its event
+ * loop), seeds clusters through the real HTTP API, then measures with autocannon:
+ *   1. GET /v1/clusters?per_page=100 (a 100-item page) with 1,000 clusters: req/s and p99;
+ *   2. the same with 10,000 clusters, and the `status` filter (which settles every cluster);
+ *   3. the emulator's RSS with 10,000 clusters.
+ * Rate limits are raised with --rate-limits so the benchmark measures serving, not 429s.
+ *
+ * Options (env): BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32).
+ */
+import autocannon from "autocannon";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const TOKEN = "bench-token-0123456789";
+const ADMIN = "bench-admin-0123456789";
+
+function startServer() {
+  const child = spawn(
+    process.execPath,
+    [join(root, "dist/emulator/cli.js"), "--port", "0", "--token", TOKEN, "--admin-token", ADMIN, "--rate-limits", "enterprise=1000000000", "--provision-seconds", "60"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /^cms-emulator listening on (\S+)/m.exec(out);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on("exit", (code) => reject(new Error(`emulator exited with ${code}`)));
+  });
+}
+
+async function seed(url, count, offset) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = offset + next++;
+      const res = await fetch(`${url}/v1/clusters`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: `bench-${i}`, control_planes: i % 2 ? 3 : 1, workers: 1 + (i % 5), node_size: "medium" }),
+      });
+      if (res.status !== 201) throw new Error(`seed: ${res.status} ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+function load(url, path, seconds = SECONDS) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: url + path, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${TOKEN}` } },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+function summary(label, r) {
+  return {
+    label,
+    "req/s (mean)": Math.round(r.requests.average),
+    "p50 ms": r.latency.p50,
+    "p99 ms": r.latency.p99,
+    "max ms": r.latency.max,
+    "non-2xx": r.non2xx,
+    errors: r.errors + r.timeouts,
+    "MB/s": (r.throughput.average / 1e6).toFixed(1),
+  };
+}
+
+async function stats(url, pid) {
+  const res = await fetch(`${url}/_emulator/stats`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const s = await res.json();
+  let procRss;
+  try {
+    procRss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+  } catch {
+    procRss = s.rss_bytes;
+  }
+  return { clusters: s.clusters, nodes: s.nodes, rssMB: +(procRss / 2 ** 20).toFixed(1), heapUsedMB: +(s.heap_used_bytes / 2 ** 20).toFixed(1) };
+}
+
+const { child, url } = await startServer();
+try {
+  const rows = [];
+  await seed(url, 1000, 0);
+  await load(url, "/v1/clusters?per_page=100", 2); // warm-up (JIT)
+  const page = await fetch(`${url}/v1/clusters?per_page=100&page=3`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
+  if (page.items.length !== 100 || page.total !== 1000) throw new Error("unexpected list page");
+  rows.push(summary("GET /v1/clusters?per_page=100&page=3, 1,000 clusters", await load(url, "/v1/clusters?per_page=100&page=3")));
+  const mem1k = await stats(url, child.pid);
+
+  await seed(url, 9000, 1000);
+  rows.push(summary("GET /v1/clusters?per_page=100&page=50, 10,000 clusters", await load(url, "/v1/clusters?per_page=100&page=50")));
+  rows.push(summary("GET /v1/clusters?status=provisioning&per_page=100, 10,000 clusters", await load(url, "/v1/clusters?status=provisioning&per_page=100")));
+  const mem10k = await stats(url, child.pid);
+
+  console.log(`\nEmulator benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, Node ${process.version}, ${(await import("node:os")).cpus().length} CPUs\n`);
+  console.table(rows);
+  console.table([{ state: "1,000 clusters", ...mem1k }, { state: "10,000 clusters", ...mem10k }]);
+  const ok = rows[0]["req/s (mean)"] >= 5000 && mem10k.rssMB < 200;
+  console.log(`\ntargets: >= 5,000 req/s for the 100-item page with 1,000 clusters, < 200 MB RSS with 10,000 clusters: ${ok ? "met" : "NOT met"}`);
+} finally {
+  child.kill("SIGTERM");
+}
