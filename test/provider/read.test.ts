@@ -1,0 +1,116 @@
+/** read against the real emulator: refresh, drift, out-of-band delete, kubeconfig rotation, adopt. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { diffCluster } from "../../src/provider/diff";
+import { checkCluster } from "../../src/provider/check";
+import { emulatorForProvider, inputs, rejection } from "./helpers";
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await emulatorForProvider();
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+async function created(name: string, over: Record<string, unknown> = {}) {
+  const news = inputs({ name, ...over });
+  const res = await clusterProvider.create(news);
+  return { id: res.id, news, outs: { ...res.outs, __provider: news.__provider } as Record<string, unknown> };
+}
+
+/** Poll the emulator until the cluster is running again (after an out-of-band change). */
+async function settled(id: string) {
+  for (let i = 0; i < 100; i++) {
+    const c = (await emu.control.clusters()).find((x) => x.id === id);
+    if (c?.status === "running") return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`cluster ${id} did not settle`);
+}
+
+describe("read", () => {
+  it("returns the same state and the identical kubeconfig text when nothing changed", async () => {
+    const { id, outs } = await created("steady");
+    const r = await clusterProvider.read(id, outs);
+    expect(r.id).toBe(id);
+    expect(r.props).toMatchObject({ name: "steady", status: "running", workers: 2, nodeSize: "small" });
+    expect(r.props?.kubeconfig).toBe(outs.kubeconfig);
+    // Nothing to do on the next up.
+    expect(diffCluster(r.props!, outs).changes).toBe(false);
+  });
+
+  it("a second preview after up shows no changes", async () => {
+    const news = checkCluster({}, inputs({ name: "noop" })).inputs;
+    const res = await clusterProvider.create(news);
+    const again = checkCluster(news, inputs({ name: "noop" })).inputs;
+    expect((await clusterProvider.diff(res.id, res.outs, again)).changes).toBe(false);
+  });
+
+  it("returns new kubeconfig text after the credentials rotate", async () => {
+    const { id, outs } = await created("rotating");
+    await emu.control.rotateKubeconfig(id);
+    const r = await clusterProvider.read(id, outs);
+    expect(r.props?.kubeconfig).not.toBe(outs.kubeconfig);
+    expect(r.props?.kubeconfig).toContain("apiVersion");
+  });
+
+  it("reports out-of-band scaling and records it as inputs, so up puts the program's value back", async () => {
+    const { id, news, outs } = await created("drifting");
+    await emu.control.scale(id, 5);
+    await settled(id);
+    await emu.control.resize(id, "large");
+    await settled(id);
+    const r = await clusterProvider.read(id, outs);
+    expect(r.props).toMatchObject({ workers: 5, nodeSize: "large" });
+    expect(r.inputs).toMatchObject({ name: "drifting", workers: 5, nodeSize: "large", controlPlanes: 1, phase: "managed", __urn: news.__urn });
+    expect(r.inputs).not.toHaveProperty("kubeconfig");
+    expect(r.inputs).not.toHaveProperty("status");
+    // The program still says 2 workers: the next up updates in place, back to 2.
+    const d = diffCluster(r.props!, news);
+    expect(d).toMatchObject({ changes: true, replaces: [] });
+    expect(d.diffs).toEqual(["workers", "nodeSize"]);
+    await emu.control.resetRequestCounts();
+    const u = await clusterProvider.update(id, { ...r.props!, __provider: news.__provider }, news);
+    expect(u.outs).toMatchObject({ workers: 2, nodeSize: "small", status: "running" });
+    expect((await emu.control.requestCounts())["PATCH /v1/clusters/:cluster_id"]).toBe(1);
+  });
+
+  it("returns no id when the cluster was deleted outside Pulumi", async () => {
+    const { id, outs } = await created("vanishing");
+    await emu.control.deleteCluster(id);
+    // Still "deleting" for a moment: the cluster exists; once gone, read says so.
+    for (let i = 0; i < 100; i++) {
+      if (!(await emu.control.clusters()).some((c) => c.id === id)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const r = await clusterProvider.read(id, outs);
+    expect(r).toEqual({});
+  });
+
+  it("fills everything, inputs included, for Cluster.get / import (state holds only the provider)", async () => {
+    const { id } = await created("adopted", { workers: 3, nodeSize: "medium" });
+    const r = await clusterProvider.read(id, { __provider: "p" });
+    expect(r.id).toBe(id);
+    expect(r.props).toMatchObject({ name: "adopted", status: "running", workers: 3, nodeSize: "medium", controlPlanes: 1, kubeconfig: expect.any(String) });
+    expect(r.inputs).toEqual({ name: "adopted", controlPlanes: 1, workers: 3, nodeSize: "medium", phase: "managed" });
+  });
+
+  it("survives transient failures while reading", async () => {
+    const { id, outs } = await created("flaky-read");
+    await emu.control.injectFault({ method: "GET", path: "/v1/clusters/:cluster_id", kind: "status", status: 502, count: 2 });
+    await emu.control.injectFault({ method: "GET", path: "/v1/clusters/:cluster_id/kubeconfig", kind: "drop", count: 1 });
+    const r = await clusterProvider.read(id, outs);
+    expect(r.props?.status).toBe("running");
+    expect(r.props?.kubeconfig).toBe(outs.kubeconfig);
+  });
+
+  it("fails clearly (without the token) when the token is refused", async () => {
+    const { id, outs } = await created("refused");
+    const token = "tok-read-secret-should-not-appear";
+    const err = await rejection(clusterProvider.read(id, { ...outs, connection: { endpoint: emu.url, token } }));
+    expect(err.message).toMatch(new RegExp(`reading cluster ${id} failed`));
+    expect(err.message).not.toContain(token);
+  });
+});

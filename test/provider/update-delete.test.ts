@@ -1,0 +1,146 @@
+/** update and delete against the real emulator. */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { ClusterInitError } from "../../src/provider/errors";
+import { emulatorForProvider, inputs, rejection } from "./helpers";
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await emulatorForProvider();
+});
+afterAll(async () => {
+  await emu.close();
+});
+afterEach(async () => {
+  await emu.control.clearFaults();
+});
+
+async function created(name: string, over: Record<string, unknown> = {}) {
+  const news = inputs({ name, ...over });
+  const res = await clusterProvider.create(news);
+  return { id: res.id, news, outs: { ...res.outs, __provider: news.__provider } as Record<string, unknown> };
+}
+
+const exists = async (id: string) => (await emu.control.clusters()).some((c) => c.id === id);
+
+describe("update", () => {
+  it("sends one PATCH with just the changed field and waits for running", async () => {
+    const { id, news, outs } = await created("grow");
+    await emu.control.resetRequestCounts();
+    const res = await clusterProvider.update(id, outs, { ...news, workers: 4 });
+    expect(res.outs).toMatchObject({ workers: 4, nodeSize: "small", status: "running", nodeCount: 5 });
+    expect(res.outs.kubeconfig).toBe(outs.kubeconfig);
+    const counts = await emu.control.requestCounts();
+    expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(1);
+    expect(counts["POST /v1/clusters"]).toBeUndefined();
+  });
+
+  it("changes the node size in place", async () => {
+    const { id, news, outs } = await created("resize");
+    const res = await clusterProvider.update(id, outs, { ...news, nodeSize: "xlarge" });
+    expect(res.outs).toMatchObject({ nodeSize: "xlarge", status: "running" });
+  });
+
+  it("waits while the cluster is busy (409) and then applies the change", async () => {
+    const { id, news, outs } = await created("busy");
+    await emu.control.setTimings({ scaleSeconds: 1.5 });
+    try {
+      await emu.control.scale(id, 3); // out-of-band: now "scaling" for 1.5 s
+      await emu.control.resetRequestCounts();
+      const res = await clusterProvider.update(id, outs, { ...news, workers: 6 });
+      expect(res.outs).toMatchObject({ workers: 6, status: "running" });
+      expect((await emu.control.requestCounts())["PATCH /v1/clusters/:cluster_id"]).toBe(2);
+    } finally {
+      await emu.control.setTimings({ scaleSeconds: 0.2 });
+    }
+  }, 15_000);
+
+  it("only records the new connection/timeouts when nothing else changed (no PATCH)", async () => {
+    const { id, news, outs } = await created("hidden");
+    await emu.control.resetRequestCounts();
+    const res = await clusterProvider.update(id, outs, { ...news, __timeouts: { update: "1h" } });
+    expect(res.outs).toMatchObject({ status: "running", __timeouts: { update: "1h" } });
+    expect((await emu.control.requestCounts())["PATCH /v1/clusters/:cluster_id"]).toBeUndefined();
+  });
+
+  it("keeps the cluster in state when the update ends in error", async () => {
+    const { id, news, outs } = await created("fragile");
+    await emu.control.failNext("update");
+    const err = await rejection(clusterProvider.update(id, outs, { ...news, workers: 3 }));
+    expect(err).toBeInstanceOf(ClusterInitError);
+    expect(err.id).toBe(id);
+    expect(err.properties).toMatchObject({ status: "error", __provider: news.__provider, kubeconfig: outs.kubeconfig });
+    expect(err.message).toMatch(/status "error".*replace it/);
+    // Next up on that cluster: reported clearly again, still kept.
+    const again = await rejection(clusterProvider.update(id, err.properties as Record<string, unknown>, { ...news, workers: 3 }));
+    expect(again).toBeInstanceOf(ClusterInitError);
+    expect(again.message).toMatch(/status "error"/);
+    expect(await exists(id)).toBe(true);
+  });
+
+  it("refuses clearly when the API rejects the change, keeping the old state", async () => {
+    const { id, news, outs } = await created("refuse");
+    const err = await rejection(clusterProvider.update(id, outs, { ...news, workers: 0 }));
+    expect(err).not.toBeInstanceOf(ClusterInitError);
+    expect(err.message).toMatch(new RegExp(`updating cluster ${id} failed: .*workers`));
+  });
+
+  it("survives a 5xx burst on PATCH", async () => {
+    const { id, news, outs } = await created("patchy");
+    await emu.control.injectFault({ method: "PATCH", kind: "status", status: 500, count: 2 });
+    const res = await clusterProvider.update(id, outs, { ...news, workers: 3 });
+    expect(res.outs).toMatchObject({ workers: 3, status: "running" });
+  });
+});
+
+describe("delete", () => {
+  it("deletes and waits until the cluster is gone", async () => {
+    const { id, outs } = await created("doomed");
+    await emu.control.resetRequestCounts();
+    await clusterProvider.delete(id, outs);
+    expect(await exists(id)).toBe(false);
+    const counts = await emu.control.requestCounts();
+    expect(counts["DELETE /v1/clusters/:cluster_id"]).toBe(1);
+    expect(counts["GET /v1/clusters/:cluster_id"]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("treats an already deleted cluster as deleted", async () => {
+    const { id, outs } = await created("twice");
+    await clusterProvider.delete(id, outs);
+    await expect(clusterProvider.delete(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("waits for a busy cluster, then deletes it", async () => {
+    const { id, outs } = await created("busy-delete");
+    await emu.control.scale(id, 4);
+    await clusterProvider.delete(id, outs);
+    expect(await exists(id)).toBe(false);
+  });
+
+  it("deletes a cluster in error (a failed create)", async () => {
+    await emu.control.failNext("create");
+    const err = await rejection(clusterProvider.create(inputs({ name: "errored" })));
+    await clusterProvider.delete(String(err.id), err.properties as Record<string, unknown>);
+    expect(await exists(String(err.id))).toBe(false);
+  });
+
+  it("survives dropped connections and a 429 while deleting", async () => {
+    const { id, outs } = await created("rough-delete");
+    await emu.control.injectFault({ method: "DELETE", kind: "drop", count: 1 });
+    await emu.control.injectFault({ method: "GET", path: "/v1/clusters/:cluster_id", kind: "rate_limit", count: 1, retryAfterSeconds: 1 });
+    await clusterProvider.delete(id, outs);
+    expect(await exists(id)).toBe(false);
+  });
+
+  it("times out per customTimeouts.delete with a clear message", async () => {
+    const { id, outs } = await created("slow-delete");
+    await emu.control.setTimings({ deleteSeconds: 5 });
+    try {
+      const err = await rejection(clusterProvider.delete(id, { ...outs, __timeouts: { delete: "1s" } }));
+      expect(err.message).toMatch(new RegExp(`deleting cluster ${id} failed: timed out after 1s .* be deleted \\(last status "deleting"\\)`));
+    } finally {
+      await emu.control.setTimings({ deleteSeconds: 0.2 });
+    }
+  }, 15_000);
+});

@@ -1,0 +1,76 @@
+/**
+ * Long waits in virtual time: the emulator and the waiter share a manual clock, so a 10-minute
+ * provisioning takes no real time while every poll is still a real HTTP call to the emulator.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator";
+import { createClient } from "../../src/client";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { ClusterInitError } from "../../src/provider/errors";
+import { waitForCluster, WaitError } from "../../src/provider/waiter";
+import { emulatorForProvider, inputs, rejection, virtualTime } from "./helpers";
+
+const time = virtualTime();
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await emulatorForProvider(
+    { clock: time.emulatorClock, provisionSeconds: 600, scaleSeconds: 120, deleteSeconds: 60 },
+    { clock: time.clock },
+  );
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+describe("adaptive waiting (virtual time, real HTTP)", () => {
+  it("a 10-minute provisioning costs few calls and is noticed within 10 % of the wait", async () => {
+    await emu.control.resetRequestCounts();
+    const start = time.clock.now();
+    const res = await clusterProvider.create(inputs({ name: "ten-minutes" }));
+    const waited = time.clock.now() - start;
+    expect(res.outs.status).toBe("running");
+    // Noticed at most max(2 s, 10 %) after it became running.
+    expect(waited).toBeGreaterThanOrEqual(600_000);
+    expect(waited - 600_000).toBeLessThanOrEqual(Math.max(2_000, 0.1 * waited));
+    const counts = await emu.control.requestCounts();
+    expect(counts["POST /v1/clusters"]).toBe(1);
+    expect(counts["GET /v1/clusters/:cluster_id"]).toBeLessThanOrEqual(45);
+    expect(counts["GET /v1/clusters/:cluster_id/kubeconfig"]).toBe(1);
+    expect(counts["GET /v1/clusters/:cluster_id/nodes"]).toBeUndefined();
+  });
+
+  it("stops at the create timeout, keeps the cluster, and the next up finishes the wait", async () => {
+    const news = inputs({ name: "patient", __timeouts: { create: "5m" } });
+    const start = time.clock.now();
+    const err = await rejection(clusterProvider.create(news));
+    expect(err).toBeInstanceOf(ClusterInitError);
+    expect(time.clock.now() - start).toBe(300_000);
+    expect(err.message).toMatch(/timed out after 5m/);
+    const res = await clusterProvider.update(String(err.id), err.properties as Record<string, unknown>, { ...news, __timeouts: undefined });
+    expect(res.outs.status).toBe("running");
+    expect(time.clock.now() - start).toBeGreaterThanOrEqual(600_000);
+  });
+
+  it("waits for scaling and deleting the same way", async () => {
+    const news = inputs({ name: "lifecycle" });
+    const created = await clusterProvider.create(news);
+    const outs = { ...created.outs, __provider: news.__provider };
+    let t = time.clock.now();
+    const updated = await clusterProvider.update(created.id, outs, { ...news, workers: 5 });
+    expect(updated.outs.workers).toBe(5);
+    expect(time.clock.now() - t).toBeGreaterThanOrEqual(120_000);
+    expect(time.clock.now() - t).toBeLessThanOrEqual(120_000 + 13_400); // ≤ 10 % late (or 2 s)
+    t = time.clock.now();
+    await clusterProvider.delete(created.id, outs);
+    expect(time.clock.now() - t).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it("the waiter reports the last status when it times out", async () => {
+    const client = createClient({ endpoint: emu.url, token: emu.token });
+    const summary = await client.createCluster({ name: "raw", control_planes: 1, workers: 1, node_size: "small" });
+    const err = await rejection(waitForCluster({ client, id: summary.id, target: "running", timeoutMs: 30_000, clock: time.clock }));
+    expect(err).toBeInstanceOf(WaitError);
+    expect(err).toMatchObject({ reason: "timeout", cluster: { status: "provisioning" } });
+    expect(err.message).toBe(`timed out after 30s waiting for cluster ${summary.id} to become running (last status "provisioning")`);
+  });
+});
