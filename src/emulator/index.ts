@@ -55,6 +55,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     loadState(options.statePath, state);
     persister = new Persister(options.statePath, state);
     const p = persister;
+    try {
+      await p.writeNow();
+    } catch (e) {
+      throw new Error(`cannot write state file ${options.statePath}: ${(e as Error).message}`);
+    }
     state.onChange = () => p.schedule();
   }
 

@@ -69,9 +69,19 @@ export class Persister {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush();
+      // A failed background write must not stop the server: report it and retry on the next change.
+      this.flush().catch((e: Error) => {
+        this.dirty = true;
+        process.stderr.write(`cms-emulator: cannot write state file ${this.file}: ${e.message}\n`);
+      });
     }, SAVE_DELAY_MS);
     this.timer.unref();
+  }
+
+  /** Writes the file now, changed or not (used at start to fail fast on an unwritable path). */
+  writeNow(): Promise<void> {
+    this.dirty = true;
+    return this.flush();
   }
 
   /** Writes now if anything changed; resolves when the file is on disk. */
@@ -80,7 +90,8 @@ export class Persister {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    this.writing = this.writing.then(async () => {
+    // Chain after the previous write whatever its outcome, so one failure does not block the rest.
+    this.writing = this.writing.catch(() => undefined).then(async () => {
       if (!this.dirty) return;
       this.dirty = false;
       const data: StateFile = {

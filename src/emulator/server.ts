@@ -65,6 +65,8 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
   const app = Fastify({
     logger: opts.logger
       ? {
+          // stderr: stdout belongs to the listening line and the generated tokens.
+          stream: process.stderr,
           // Request lines only: never headers (tokens) nor bodies.
           serializers: {
             req: (req: FastifyRequest) => ({ method: req.method, url: req.url }),

@@ -121,6 +121,23 @@ describe("cms-emulator CLI", () => {
     }
   });
 
+  it("--log logs requests to stderr without tokens or bodies; stdout keeps the listening line first", async () => {
+    const s = run(["--port", "0", "--log", "--token", "logged-token-secret", "--admin-token", "logged-admin-secret"]);
+    await waitForLines(s, 1);
+    expect(s.lines[0]).toMatch(/^cms-emulator listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = s.lines[0].replace("cms-emulator listening on ", "");
+    await new Api(url, "logged-token-secret").post("/v1/clusters", clusterBody({ name: "log-body-marker" }));
+    await new Api(url, "logged-token-secret").get("/v1/clusters");
+    s.child.kill("SIGTERM");
+    expect(await s.exited).toBe(0);
+    expect(s.lines).toHaveLength(1);
+    const log = s.stderr();
+    expect(log).toContain("/v1/clusters");
+    expect(log).not.toContain("logged-token-secret");
+    expect(log).not.toContain("logged-admin-secret");
+    expect(log).not.toContain("log-body-marker");
+  });
+
   it("--help prints the usage", async () => {
     const s = run(["--help"]);
     expect(await s.exited).toBe(0);

@@ -74,6 +74,10 @@ describe("persistence", () => {
     expect(readFileSync(statePath, "utf8")).toBe(JSON.stringify({ version: 99, clusters: [] }));
   });
 
+  it("an unwritable state path fails the start with a clear error", async () => {
+    await expect(startEmulator({ statePath: "/nonexistent-dir/state.json" })).rejects.toThrow(/cannot write state file \/nonexistent-dir\/state.json/);
+  });
+
   it("reset is persisted too", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cms-state-"));
     const statePath = join(dir, "state.json");
