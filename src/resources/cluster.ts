@@ -167,10 +167,17 @@ export class Cluster extends pulumi.dynamic.Resource {
     props.__urn = pulumi.createUrn(name, CLUSTER_TYPE, opts?.parent);
 
     super(serializableProvider, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
+    // The engine stores it encrypted (additionalSecretOutputs); this also keeps the program's
+    // Output secret whatever the engine hands back, e.g. under test mocks.
+    (this as { kubeconfig: pulumi.Output<string> }).kubeconfig = pulumi.secret(this.kubeconfig);
   }
 }
 
-/** The connection input: the token wrapped as a secret so state and logs only hold ciphertext. */
+/**
+ * The connection input, with the token wrapped as a secret so state and logs only hold
+ * ciphertext. (The SDK marks the whole object secret when a member is, so the endpoint is
+ * encrypted too.)
+ */
 function connectionInput(c: ClusterConnectionArgs | undefined): pulumi.Input<Record<string, unknown>> | undefined {
   if (!c) return undefined;
   const out: Record<string, unknown> = {};

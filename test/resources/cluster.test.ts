@@ -1,0 +1,118 @@
+/**
+ * The Cluster resource class under Pulumi's test mocks: what it registers (inputs, hidden inputs,
+ * secrets, options) and what it exposes. The provider itself is tested in test/provider.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as rpc from "@pulumi/pulumi/runtime/rpc";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Cluster, CLUSTER_TYPE } from "../../src/resources";
+
+interface Registered {
+  type: string;
+  name: string;
+  inputs: Record<string, any>;
+  id?: string;
+}
+const registered: Registered[] = [];
+
+beforeAll(async () => {
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        registered.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id });
+        const id = args.id || "cls_00000000000000aa";
+        const plain = Object.fromEntries(
+          Object.entries(args.inputs).filter(([k]) => !k.startsWith("__") && k !== "connection"),
+        );
+        return { id, state: { ...plain, status: "running", kubeconfig: "apiVersion: v1\n" } };
+      },
+      call: () => ({}),
+    },
+    "proj",
+    "dev",
+    false,
+  );
+});
+beforeEach(() => {
+  registered.length = 0;
+});
+
+const valueOf = <T>(o: pulumi.Output<T>): Promise<T> => new Promise((resolve) => o.apply((v) => resolve(v)));
+const settle = async (c: Cluster) => {
+  await valueOf(c.urn);
+  await valueOf(c.id);
+};
+
+describe("Cluster", () => {
+  it("registers its inputs with the hidden URN and the type token", async () => {
+    const c = new Cluster("prod", { controlPlanes: 3, workers: 2, nodeSize: "large", phase: "onpremise", infraId: "dc-1" });
+    await settle(c);
+    const [r] = registered;
+    expect(r.type).toBe(CLUSTER_TYPE);
+    expect(r.type).toBe("pulumi-nodejs:dynamic/cms:Cluster");
+    expect(r.inputs).toMatchObject({ controlPlanes: 3, workers: 2, nodeSize: "large", phase: "onpremise", infraId: "dc-1" });
+    expect(r.inputs.__urn).toBe("urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod");
+    expect(r.inputs.__urn).toBe(await valueOf(c.urn));
+    expect(r.inputs).not.toHaveProperty("name"); // auto-named by the provider's check
+    expect(typeof r.inputs.__provider).toBe("string");
+  });
+
+  it("computes the URN under a parent component", async () => {
+    const parent = new pulumi.ComponentResource("my:infra:Platform", "platform");
+    const c = new Cluster("child", { controlPlanes: 1, workers: 1, nodeSize: "small" }, { parent });
+    await settle(c);
+    const child = registered.find((r) => r.name === "child")!;
+    expect(child.inputs.__urn).toBe("urn:pulumi:dev::proj::my:infra:Platform$pulumi-nodejs:dynamic/cms:Cluster::child");
+    expect(child.inputs.__urn).toBe(await valueOf(c.urn));
+  });
+
+  it("carries customTimeouts as the hidden __timeouts input", async () => {
+    const c = new Cluster("timed", { controlPlanes: 1, workers: 1, nodeSize: "small" }, { customTimeouts: { create: "45m", delete: "5m" } });
+    await settle(c);
+    expect(registered[0].inputs.__timeouts).toEqual({ create: "45m", delete: "5m" });
+  });
+
+  it("makes an explicit token a secret and keeps it out of the serialized provider", async () => {
+    const token = "tok-explicit-resource-secret";
+    const c = new Cluster("conn", {
+      controlPlanes: 1,
+      workers: 1,
+      nodeSize: "small",
+      connection: { endpoint: "http://127.0.0.1:8787", token },
+    });
+    await settle(c);
+    const { connection, __provider } = registered[0].inputs;
+    // The SDK hoists the token's secretness to the whole connection object: all of it is encrypted.
+    expect(rpc.isRpcSecret(connection)).toBe(true);
+    expect(rpc.unwrapRpcSecret(connection)).toEqual({ endpoint: "http://127.0.0.1:8787", token });
+    expect(__provider).not.toContain(token);
+  });
+
+  it("exposes the outputs, with the kubeconfig secret", async () => {
+    const c = new Cluster("out", { name: "named", controlPlanes: 1, workers: 4, nodeSize: "medium" });
+    expect(await valueOf(c.id)).toBe("cls_00000000000000aa");
+    expect(await valueOf(c.name)).toBe("named");
+    expect(await valueOf(c.workers)).toBe(4);
+    expect(await valueOf(c.status)).toBe("running");
+    expect(await pulumi.isSecret(c.kubeconfig)).toBe(true);
+    expect(await valueOf(c.kubeconfig)).toContain("apiVersion");
+    expect(Cluster.isInstance(c)).toBe(true);
+    expect(Cluster.isInstance({})).toBe(false);
+  });
+
+  it("turns the import option into the hidden __import input (the engine's import cannot load a dynamic provider)", async () => {
+    const c = new Cluster("adopt", { name: "legacy", controlPlanes: 3, workers: 2, nodeSize: "large" }, { import: "cls_0123456789abcdef" });
+    await settle(c);
+    expect(registered[0].inputs.__import).toBe("cls_0123456789abcdef");
+    expect(registered[0].id).toBe(""); // no engine-side import
+  });
+
+  it("Cluster.get reads by id with only the connection and hidden inputs", async () => {
+    const c = Cluster.get("existing", "cls_0123456789abcdef", { connection: { token: "tok-get-secret" } });
+    expect(await valueOf(c.id)).toBe("cls_0123456789abcdef");
+    const [r] = registered;
+    expect(r.id).toBe("cls_0123456789abcdef");
+    expect(Object.keys(r.inputs).sort()).toEqual(["__provider", "__urn", "connection"]);
+    expect(rpc.isRpcSecret(r.inputs.connection)).toBe(true);
+  });
+});
