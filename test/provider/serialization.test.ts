@@ -1,0 +1,123 @@
+/**
+ * The provider as the engine runs it: serialized by `pulumi.dynamic.Resource` (through
+ * `pulumi.runtime.serializeFunction`) in the program process, then loaded from that text in a
+ * fresh process, which is what Pulumi's dynamic-provider host does. Checked for a program that
+ * imports the repository's `dist` by path and for one that installs the package in
+ * `node_modules`, against a running emulator.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type RunningEmulator } from "../../src/emulator";
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, "..", "..");
+const DIST = join(ROOT, "dist");
+const SECRET = "tok-explicit-must-not-be-serialized-42";
+
+/** Build dist when it is missing or older than the sources it is made from. */
+async function ensureBuilt(): Promise<void> {
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+      const p = join(dir, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }, 0);
+  const built = join(DIST, "provider", "cluster-provider.js");
+  if (existsSync(built) && statSync(built).mtimeMs >= newest(join(ROOT, "src"))) return;
+  await run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.json")], { cwd: ROOT });
+}
+
+/** The program side: construct a Cluster under mocks and print the `__provider` it registers. */
+const programScript = (pkg: string) => `
+const pulumi = require("@pulumi/pulumi");
+const seen = [];
+pulumi.runtime.setMocks({
+  newResource: (a) => { seen.push(a.inputs.__provider); return { id: "cls_0000000000000001", state: {} }; },
+  call: () => ({}),
+}, "proj", "dev", false);
+const cms = require(${JSON.stringify(pkg)});
+const a = new cms.Cluster("a", { controlPlanes: 1, workers: 1, nodeSize: "small",
+  connection: { endpoint: "http://127.0.0.1:1", token: ${JSON.stringify(SECRET)} } });
+const b = new cms.Cluster("b", { controlPlanes: 3, workers: 2, nodeSize: "large" });
+Promise.all([a, b].map((r) => new Promise((res) => r.id.apply(res)))).then(() => {
+  process.stdout.write(JSON.stringify(seen));
+});
+`;
+
+/** The host side: load the text from a file, call handler(), then drive the provider. */
+const hostScript = `
+const provider = require(process.argv[2]).handler();
+(async () => {
+  await provider.configure({ config: { get: () => undefined, require: (k) => { throw new Error(k); } } });
+  const checked = await provider.check({}, { controlPlanes: 1, workers: 2, nodeSize: "small",
+    __urn: "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::serialized" });
+  if (checked.failures.length) throw new Error(JSON.stringify(checked.failures));
+  const created = await provider.create(checked.inputs);
+  const read = await provider.read(created.id, created.outs);
+  await provider.delete(created.id, created.outs);
+  const after = await provider.read(created.id, created.outs);
+  process.stdout.write(JSON.stringify({ id: created.id, name: created.outs.name, status: created.outs.status,
+    readId: read.id, readWorkers: read.props.workers, afterDelete: after }));
+})().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
+`;
+
+let emu: RunningEmulator;
+let work: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  emu = await startEmulator({ port: 0, provisionSeconds: 0.2, scaleSeconds: 0.1, deleteSeconds: 0.1 });
+  mkdirSync(join(ROOT, "tmp"), { recursive: true });
+  work = mkdtempSync(join(ROOT, "tmp", "serialize-"));
+}, 120_000);
+afterAll(async () => {
+  await emu?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Serialize in one fresh process (cwd = program dir), run in another, return both sides. */
+async function roundTrip(programDir: string, pkg: string) {
+  writeFileSync(join(programDir, "program.js"), programScript(pkg));
+  const { stdout } = await run(process.execPath, ["program.js"], { cwd: programDir });
+  const [textA, textB] = JSON.parse(stdout) as string[];
+  writeFileSync(join(programDir, "provider.js"), textA);
+  writeFileSync(join(programDir, "host.js"), hostScript);
+  const env = { ...process.env, CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token };
+  const host = await run(process.execPath, ["host.js", join(programDir, "provider.js")], { cwd: programDir, env });
+  return { textA, textB, result: JSON.parse(host.stdout) };
+}
+
+describe("serialized provider", () => {
+  it("runs from a program that imports the repository's dist by path", async () => {
+    const dir = join(work, "by-path");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "by-path-program", private: true }));
+    const { textA, textB, result } = await roundTrip(dir, join(DIST, "index.js"));
+    expect(textA).toContain("exports.handler");
+    expect(textA).toContain(JSON.stringify(join(DIST, "provider", "cluster-provider.js")));
+    expect(textA).not.toContain(SECRET);
+    expect(textA).not.toContain(emu.token);
+    expect(textB).toBe(textA); // one text for every resource: small and stable
+    expect(textA.length).toBeLessThan(4_000);
+    expect(result).toMatchObject({ id: expect.stringMatching(/^cls_/), name: expect.stringMatching(/^serialized-[a-z0-9]{7}$/), status: "running", readWorkers: 2, afterDelete: {} });
+    expect(result.readId).toBe(result.id);
+    expect((await emu.control.clusters()).some((c) => c.id === result.id)).toBe(false);
+  }, 60_000);
+
+  it("runs from a program that installs the package in node_modules", async () => {
+    const dir = join(work, "installed");
+    const pkgDir = join(dir, "node_modules", "pulumi-cms");
+    mkdirSync(pkgDir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "installed-program", private: true }));
+    writeFileSync(join(pkgDir, "package.json"), readFileSync(join(ROOT, "package.json")));
+    cpSync(DIST, join(pkgDir, "dist"), { recursive: true });
+    const { textA, result } = await roundTrip(dir, "pulumi-cms");
+    // A package specifier, not a path: the text does not depend on where the project lives.
+    expect(textA).toContain('"pulumi-cms/dist/provider/cluster-provider.js"');
+    expect(textA).not.toContain(ROOT);
+    expect(textA).not.toContain(SECRET);
+    expect(result).toMatchObject({ status: "running", readWorkers: 2, afterDelete: {} });
+  }, 60_000);
+});
