@@ -15,6 +15,11 @@ export class ControlError extends Error {
     super(`${status} ${code}: ${message}`);
     this.name = "ControlError";
   }
+
+  /** Same as {@link status}, the name the in-process control's ApiError uses. */
+  get statusCode(): number {
+    return this.status;
+  }
 }
 
 /**

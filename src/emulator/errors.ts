@@ -36,6 +36,11 @@ export class ApiError extends Error {
     this.headers = headers;
   }
 
+  /** Same as {@link statusCode}: lets callers treat this and the HTTP client's ControlError alike. */
+  get status(): number {
+    return this.statusCode;
+  }
+
   /** The JSON body sent to the client. */
   toBody(): { error: ErrorCode; message: string } {
     return { error: this.code, message: this.message };

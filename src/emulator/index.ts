@@ -23,6 +23,8 @@ export { ManualClock, systemClock, type Clock } from "./clock";
 export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
 export { CONTROL_ROUTES } from "./control-routes";
+/** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
+export { ApiError } from "./errors";
 
 /**
  * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every

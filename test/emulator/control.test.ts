@@ -108,6 +108,9 @@ describe("control routes over HTTP", () => {
     await expect(http.injectFault({ kind: "status", status: 404 } as never)).rejects.toThrow(/status must be 500, 502 or 503/);
     const err = await http.scale("cls_0000000000000000", 2).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ControlError);
+    expect(err).toMatchObject({ status: 404, statusCode: 404, code: "not_found" });
+    // The in-process control fails the same way.
+    await expect(emu.control.scale("cls_0000000000000000", 2)).rejects.toMatchObject({ status: 404, statusCode: 404, code: "not_found" });
     expect((await api.get(`/v1/clusters/${id}`)).body.status).toBe("running");
   });
 
