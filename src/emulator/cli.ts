@@ -92,11 +92,18 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 }
 
 function readTokensFile(file: string): TokenSpec[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new Error(`--tokens ${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+  }
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new Error(`--tokens ${file}: ${(e as Error).message}`);
+    data = JSON.parse(text);
+  } catch {
+    // The parser's message can quote the file's text, i.e. a token: say only where it broke.
+    throw new Error(`--tokens ${file}: not valid JSON`);
   }
   const tokens = (data as { tokens?: unknown })?.tokens;
   if (!Array.isArray(tokens) || tokens.length === 0) {

@@ -14,6 +14,9 @@ import type { EmulatorState } from "./state";
 export const STATE_FORMAT_VERSION = 1;
 export const SAVE_DELAY_MS = 50;
 
+/** Distinguishes the temporary files of several emulators in one process. */
+let tmpSeq = 0;
+
 interface StateFile {
   version: number;
   saved_at: string;
@@ -36,8 +39,9 @@ export function loadState(file: string, state: EmulatorState): void {
   let data: StateFile;
   try {
     data = JSON.parse(text) as StateFile;
-  } catch (e) {
-    throw new Error(`state file ${file} is not valid JSON: ${(e as Error).message}`);
+  } catch {
+    // Not the parser's message: it can quote the file, which holds kubeconfig credentials.
+    throw new Error(`state file ${file} is not valid JSON`);
   }
   if (!data || data.version !== STATE_FORMAT_VERSION || !Array.isArray(data.clusters)) {
     throw new Error(`state file ${file} is not an emulator state file of version ${STATE_FORMAT_VERSION}`);
@@ -100,7 +104,7 @@ export class Persister {
         subnet_seq: this.state.subnetSeq,
         clusters: this.state.order.map((id) => this.state.clusters.get(id)!),
       };
-      const tmp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.tmp`);
+      const tmp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.${++tmpSeq}.tmp`);
       await fs.writeFile(tmp, JSON.stringify(data));
       await fs.rename(tmp, this.file);
     });

@@ -112,7 +112,7 @@ describe("cms-emulator CLI", () => {
       [["--port", "abc"], "--port must be an integer"],
       [["--plan", "gold"], "--plan must be one of community, pro, enterprise"],
       [["--provision-seconds=-3"], "--provision-seconds must be a number of seconds"],
-      [["--tokens", "/nonexistent/tokens.json"], "--tokens /nonexistent/tokens.json"],
+      [["--tokens", "/nonexistent/tokens.json"], "--tokens /nonexistent/tokens.json: cannot read it (ENOENT)"],
       [["--bogus"], "Unknown option '--bogus'"],
     ] as const) {
       const s = run([...args]);
@@ -136,6 +136,21 @@ describe("cms-emulator CLI", () => {
     expect(log).not.toContain("logged-token-secret");
     expect(log).not.toContain("logged-admin-secret");
     expect(log).not.toContain("log-body-marker");
+  });
+
+  it("a malformed tokens file is refused without quoting it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cms-cli-"));
+    const file = join(dir, "tokens.json");
+    writeFileSync(file, '{"tokens":[{"token": secret-token-value}]}');
+    const s = run(["--port", "0", "--tokens", file]);
+    expect(await s.exited).toBe(2);
+    expect(s.stderr()).toContain(`--tokens ${file}: not valid JSON`);
+    expect(s.stderr()).not.toContain("secret-token-value");
+    writeFileSync(file, JSON.stringify({ tokens: [{ token: "short", permissions: ["read"], scope: "*", plan: "pro" }] }));
+    const bad = run(["--port", "0", "--tokens", file]);
+    expect(await bad.exited).toBe(1);
+    expect(bad.stderr()).toContain("tokens[0].token must be a string of 8 to 512 printable ASCII characters");
+    expect(bad.stderr()).not.toContain('"short"');
   });
 
   it("--help prints the usage", async () => {
