@@ -19,7 +19,7 @@ import {
   type Connection,
 } from "./connection";
 import { diffCluster } from "./diff";
-import { ClusterInitError, isConflictError, isNotFoundError, safeMessage } from "./errors";
+import { ClusterInitError, isConflictError, isNotFoundError, safeMessage, statusOf } from "./errors";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
 import { progressSink } from "./progress";
@@ -65,6 +65,41 @@ function connect(explicit: ConnectionInputs | undefined): { client: CmsClient; c
   });
   const client = createClient({ ...settings.clientOptions, endpoint: connection.endpoint, token: connection.token });
   return { client, connection };
+}
+
+/**
+ * The token to try when the connection stored in the state is refused: a stored explicit token
+ * goes stale when it is rotated, because changing only `connection` is no change (no update
+ * rewrites the outputs), while `refresh` and `destroy` only see the outputs. The stack config or
+ * environment token, when set and different, is the current one. The endpoint is never swapped:
+ * another service would answer 404 for the id, which would read as "deleted".
+ */
+function alternativeToken(explicit: ConnectionInputs | undefined, used: string): string | undefined {
+  if (!dropEmpty(explicit ?? {}).token) return undefined;
+  const env = settings.env ?? process.env;
+  const candidate = [configured.token, env.CMS_TOKEN].find((t) => typeof t === "string" && t.trim() !== "");
+  return candidate && candidate.trim() !== used ? candidate.trim() : undefined;
+}
+
+/**
+ * Connect for an operation on an existing cluster (read, delete). When a stale stored token could
+ * be the problem (see {@link alternativeToken}), probe once with GET and switch tokens on a 401.
+ */
+async function connectExisting(
+  explicit: ConnectionInputs | undefined,
+  id: string,
+): Promise<{ client: CmsClient; connection: Connection }> {
+  const primary = connect(explicit);
+  const alternative = alternativeToken(explicit, primary.connection.token);
+  if (!alternative) return primary;
+  try {
+    await primary.client.getCluster(id);
+    return primary;
+  } catch (e) {
+    if (statusOf(e) !== 401) return primary; // the real call will report it
+    const connection = { endpoint: primary.connection.endpoint, token: alternative };
+    return { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
+  }
 }
 
 /** A progress callback for the resource's URN, or undefined when nobody is watching. */
@@ -213,7 +248,7 @@ export const clusterProvider = {
    */
   async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
     const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
-    const { client, connection } = connect(props.connection);
+    const { client, connection } = await connectExisting(props.connection, id);
     const secrets = [connection.token];
     let cluster: ApiCluster;
     let fresh: string;
@@ -311,7 +346,7 @@ export const clusterProvider = {
    */
   async delete(id: string, raw: Record<string, unknown>): Promise<void> {
     const props = raw as unknown as Partial<ClusterOutputs>;
-    const { client, connection } = connect(props.connection);
+    const { client, connection } = await connectExisting(props.connection, id);
     const secrets = [connection.token];
     const timeouts = resolveTimeouts(props.__timeouts);
     const startedAt = clock().now();

@@ -1,7 +1,7 @@
 /** read against the real emulator: refresh, drift, out-of-band delete, kubeconfig rotation, adopt. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { diffCluster } from "../../src/provider/diff";
 import { checkCluster } from "../../src/provider/check";
 import { emulatorForProvider, inputs, rejection } from "./helpers";
@@ -106,11 +106,27 @@ describe("read", () => {
     expect(r.props?.kubeconfig).toBe(outs.kubeconfig);
   });
 
+  it("falls back to the config/environment token when the token stored in state was rotated", async () => {
+    const { id, outs } = await created("rotated-token");
+    // State still holds the explicit token of the last update; it no longer works. CMS_TOKEN does.
+    const stale = { ...outs, connection: { endpoint: emu.url, token: "tok-revoked-long-ago" } };
+    const r = await clusterProvider.read(id, stale);
+    expect(r.props).toMatchObject({ status: "running", connection: stale.connection });
+    await clusterProvider.delete(id, stale);
+    expect((await emu.control.clusters()).some((c) => c.id === id)).toBe(false);
+  });
+
   it("fails clearly (without the token) when the token is refused", async () => {
     const { id, outs } = await created("refused");
     const token = "tok-read-secret-should-not-appear";
-    const err = await rejection(clusterProvider.read(id, { ...outs, connection: { endpoint: emu.url, token } }));
-    expect(err.message).toMatch(new RegExp(`reading cluster ${id} failed`));
-    expect(err.message).not.toContain(token);
+    // No other token configured: nothing to fall back to.
+    const previous = setProviderSettings({ env: {} });
+    try {
+      const err = await rejection(clusterProvider.read(id, { ...outs, connection: { endpoint: emu.url, token } }));
+      expect(err.message).toMatch(new RegExp(`reading cluster ${id} failed: .*(invalid|expired)`));
+      expect(err.message).not.toContain(token);
+    } finally {
+      setProviderSettings(previous);
+    }
   });
 });
