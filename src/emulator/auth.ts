@@ -103,6 +103,15 @@ export class TokenStore {
   }
 }
 
+/** Resolves a header to a valid (known, unexpired) token, or undefined; never throws. */
+export function tryAuthenticate(store: TokenStore, header: string | undefined, now: number): Principal | undefined {
+  try {
+    return store.authenticate(header, now);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearer(header: string | undefined): string | undefined {
   if (!header) return undefined;

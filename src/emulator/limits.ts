@@ -69,6 +69,19 @@ export class RateLimiter {
     return { limit, remaining, reset, headers };
   }
 
+  /**
+   * Counts one request like {@link hit} but never throws: for answers that take precedence
+   * over a 429 (unknown route, wrong method). Past the limit the headers say 0 remaining.
+   */
+  count(token: string, plan: Plan, now: number): Record<string, string> {
+    try {
+      return this.hit(token, plan, now).headers;
+    } catch (e) {
+      const { "retry-after": _retry, ...headers } = (e as { headers: Record<string, string> }).headers;
+      return headers;
+    }
+  }
+
   /** Forgets every window. */
   reset(): void {
     this.windows.clear();

@@ -7,13 +7,12 @@
  * cluster exists (404) → cluster in scope (403) → cluster status (409).
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { requireCreateScope, requirePermission, type Principal } from "./auth";
+import { requireCreateScope, requirePermission, tryAuthenticate, type Principal } from "./auth";
 import { ApiError, clip, internalError } from "./errors";
 import type { Fault } from "./faults";
 import { registerControlRoutes } from "./control-routes";
-import type { EmulatorControl } from "./types";
 import type { ControlExtras } from "./control";
-import type { Permission } from "./types";
+import type { EmulatorControl, Permission } from "./types";
 import { clusterJson } from "./lifecycle";
 import { createCluster, deleteCluster, getCluster, listClusterRecords, updateCluster, type CreateBody, type ListQuery, type UpdateBody } from "./operations/clusters";
 import { getKubeconfig } from "./operations/kubeconfig";
@@ -112,6 +111,13 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
       if (outcome.fault) return answerFault(outcome.fault, req, reply);
     }
     const { permission, allow } = req.routeOptions.config ?? {};
+    const now = state.now();
+    if (allow || !permission) {
+      // 404 / 405 win over 401 and 429, but a request with a valid token still uses its quota
+      // and gets the rate-limit headers, like every other answer to that token.
+      const known = tryAuthenticate(state.tokens, req.headers.authorization, now);
+      if (known) void reply.headers(state.limiter.count(known.token, known.plan, now));
+    }
     if (allow) {
       // Before the body is read: a wrong method is 405 whatever the body holds.
       throw new ApiError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${route}; allowed: ${allow.join(", ")}`, {
@@ -119,7 +125,6 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
       });
     }
     if (!permission) return; // unknown routes answer 404 before authentication
-    const now = state.now();
     const principal = state.tokens.authenticate(req.headers.authorization, now);
     const rate = state.limiter.hit(principal.token, principal.plan, now);
     void reply.headers(rate.headers);

@@ -78,14 +78,27 @@ describe("rate limits", () => {
     expect((await api.get("/v1/clusters")).headers.get("x-ratelimit-limit")).toBe("1000");
   });
 
-  it("401 and unknown routes carry no rate-limit headers and use no quota", async () => {
+  it("401 carries no rate-limit headers; unknown routes and wrong methods count for a valid token", async () => {
     let api: Api;
     ({ emu, api } = await start({ tokens: [community] }));
     const unauth = await api.as("wrong-token-1").get("/v1/clusters");
     expect(unauth.status).toBe(401);
     expect(unauth.headers.get("x-ratelimit-limit")).toBeNull();
-    expect((await api.get("/v1/nothing-here")).headers.get("x-ratelimit-remaining")).toBeNull();
-    expect((await api.get("/v1/clusters")).headers.get("x-ratelimit-remaining")).toBe("99");
+    expect((await api.as("wrong-token-1").get("/v1/nothing-here")).headers.get("x-ratelimit-limit")).toBeNull();
+    const unknown = await api.get("/v1/nothing-here");
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("x-ratelimit-remaining")).toBe("99");
+    const wrong = await api.req("PUT", "/v1/clusters");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("x-ratelimit-remaining")).toBe("98");
+    expect((await api.get("/v1/clusters")).headers.get("x-ratelimit-remaining")).toBe("97");
+    // Past the limit, the route answer still wins (404 / 405), with 0 remaining.
+    for (let i = 0; i < 97; i++) await api.get("/v1/clusters");
+    expect((await api.get("/v1/clusters")).status).toBe(429);
+    const late = await api.get("/v1/nothing-here");
+    expect(late.status).toBe(404);
+    expect(late.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(late.headers.get("retry-after")).toBeNull();
   });
 
   it("real clock: Reset is epoch seconds about a minute ahead", async () => {
