@@ -1,0 +1,43 @@
+/**
+ * Every example is a complete Pulumi project that type-checks against the package as built
+ * (`dist/*.d.ts`), with the example's own tsconfig.json.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { compileExample, copyExample, EXAMPLES, removeDir, REPO } from "./workspace";
+
+const made: string[] = [];
+afterAll(() => made.forEach(removeDir));
+
+describe.each(EXAMPLES)("examples/%s", (name) => {
+  const source = path.join(REPO, "examples", name);
+
+  it("is a Pulumi project of its own that links this package", () => {
+    for (const f of ["Pulumi.yaml", "package.json", "index.ts", "tsconfig.json", "README.md"]) {
+      expect(fs.existsSync(path.join(source, f)), `${name}/${f}`).toBe(true);
+    }
+    const pkg = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8"));
+    expect(pkg.dependencies["pulumi-cms"]).toBe("file:../..");
+    expect(pkg.dependencies["@pulumi/pulumi"]).toBe("3.248.0");
+    expect(fs.readFileSync(path.join(source, "Pulumi.yaml"), "utf8")).toMatch(/^runtime:\n  name: nodejs/m);
+  });
+
+  it("type-checks with tsc --noEmit", async () => {
+    const dir = copyExample(name);
+    made.push(dir);
+    const r = await compileExample(dir);
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  }, 60_000);
+});
+
+it("the type check catches a type error (it is not vacuous)", async () => {
+  const dir = copyExample("basic");
+  made.push(dir);
+  const index = path.join(dir, "index.ts");
+  fs.writeFileSync(index, fs.readFileSync(index, "utf8").replace("controlPlanes: 1", 'controlPlanes: "one"'));
+  const r = await compileExample(dir);
+  expect(r.code).not.toBe(0);
+  expect(r.stdout).toMatch(/controlPlanes/);
+}, 60_000);
