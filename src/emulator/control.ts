@@ -111,8 +111,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
       sync((): ApiCluster[] => {
         const now = state.now();
         state.purge(now);
-        return state.order.map((id) => {
-          const c = state.clusters.get(id)!;
+        return state.order.map((c) => {
           settle(c, now);
           return toApiCluster(c);
         });

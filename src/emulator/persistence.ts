@@ -102,7 +102,7 @@ export class Persister {
         version: STATE_FORMAT_VERSION,
         saved_at: new Date(this.state.now()).toISOString(),
         subnet_seq: this.state.subnetSeq,
-        clusters: this.state.order.map((id) => this.state.clusters.get(id)!),
+        clusters: this.state.order,
       };
       const tmp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.${++tmpSeq}.tmp`);
       await fs.writeFile(tmp, JSON.stringify(data));

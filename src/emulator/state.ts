@@ -27,8 +27,8 @@ export const DEFAULT_TIMINGS: Required<Timings> = {
 export class EmulatorState {
   /** Clusters by id. */
   readonly clusters = new Map<string, ClusterRecord>();
-  /** Cluster ids in creation order (list order). */
-  order: string[] = [];
+  /** Clusters in creation order (list order); records, not ids, so list pages need no lookups. */
+  order: ClusterRecord[] = [];
   /** Ids of clusters being deleted, checked on every read so finished ones vanish. */
   readonly deleting = new Set<string>();
   readonly tokens = new TokenStore();
@@ -69,7 +69,7 @@ export class EmulatorState {
         removed = true;
       }
     }
-    if (removed) this.order = this.order.filter((id) => this.clusters.has(id));
+    if (removed) this.order = this.order.filter((c) => this.clusters.has(c.id));
   }
 
   /** The cluster, brought up to date, or undefined when unknown or gone. */
@@ -83,7 +83,7 @@ export class EmulatorState {
   /** Adds a new cluster at the end of the list order. */
   add(c: ClusterRecord): void {
     this.clusters.set(c.id, c);
-    this.order.push(c.id);
+    this.order.push(c);
   }
 
   /** Marks a cluster as being deleted (it vanishes when its deletion ends). */

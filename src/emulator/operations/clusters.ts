@@ -37,27 +37,26 @@ export function listClusterRecords(state: EmulatorState, p: Principal, q: ListQu
   const now = state.now();
   state.purge(now);
   let total: number;
-  let items: ClusterRecord[] = [];
+  const items: ClusterRecord[] = [];
   const start = (page - 1) * perPage;
   if (p.clusterId !== undefined) {
     const c = state.get(p.clusterId, now);
     const all = c && (!q.status || c.status === q.status) ? [c] : [];
     total = all.length;
-    items = all.slice(start, start + perPage);
+    items.push(...all.slice(start, start + perPage));
   } else if (q.status) {
-    // The filter needs every cluster's current status: settle them all (cheap when idle).
-    const matching: ClusterRecord[] = [];
-    for (const id of state.order) {
-      const c = state.clusters.get(id)!;
+    // The filter needs every cluster's current status: settle them all (cheap when idle), and
+    // keep only the requested page of the matches.
+    total = 0;
+    for (const c of state.order) {
       settle(c, now);
-      if (c.status === q.status) matching.push(c);
+      if (c.status !== q.status) continue;
+      if (total >= start && total < start + perPage) items.push(c);
+      total++;
     }
-    total = matching.length;
-    items = matching.slice(start, start + perPage);
   } else {
     total = state.order.length;
-    for (const id of state.order.slice(start, start + perPage)) {
-      const c = state.clusters.get(id)!;
+    for (const c of state.order.slice(start, start + perPage)) {
       settle(c, now);
       items.push(c);
     }
