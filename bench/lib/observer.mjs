@@ -1,0 +1,74 @@
+/**
+ * Every `/v1` request the in-process emulator answers, seen from the server side through Node's
+ * `http.server.*` diagnostics channels: start and finish time, method, route, cluster id, HTTP
+ * status and which token sent it (by a label the bench gives each token; tokens are never
+ * recorded). This is how the benchmarks count 429s: the emulator's own request counts include
+ * 429s without telling them apart.
+ */
+import dc from "node:diagnostics_channel";
+import { performance } from "node:perf_hooks";
+
+/** Epoch milliseconds with sub-millisecond resolution. */
+export const nowMs = () => performance.timeOrigin + performance.now();
+
+/** `/v1/clusters/cls_x/nodes` → `GET /v1/clusters/:cluster_id/nodes` style route and the id. */
+export function classify(method, url) {
+  const path = url.split("?")[0];
+  const m = /^\/v1\/clusters(?:\/([^/]+)(\/kubeconfig|\/nodes(?:\/[^/]+)?)?)?\/?$/.exec(path);
+  if (!m) return { route: `${method} ${path}`, id: undefined };
+  const [, id, rest] = m;
+  let route = "/v1/clusters";
+  if (id) route += "/:cluster_id";
+  if (rest === "/kubeconfig") route += "/kubeconfig";
+  else if (rest === "/nodes") route += "/nodes";
+  else if (rest) route += "/nodes/:node_id";
+  return { route: `${method} ${route}`, id };
+}
+
+/**
+ * Start recording the `/v1` requests served on `port`.
+ * @param {number} port the emulator's port
+ * @param {Map<string,string>} labels token → label (e.g. "provider", "baseline")
+ */
+export function observeRequests(port, labels) {
+  const started = new WeakMap();
+  /** @type {Array<{start:number,end:number,method:string,route:string,id?:string,status:number,label:string}>} */
+  const log = [];
+  const ours = (server) => {
+    const a = server?.address?.();
+    return a && typeof a === "object" && a.port === port;
+  };
+  const onStart = ({ request, server }) => {
+    if (ours(server) && request.url.startsWith("/v1")) started.set(request, nowMs());
+  };
+  const onFinish = ({ request, response }) => {
+    const start = started.get(request);
+    if (start === undefined) return;
+    const auth = String(request.headers.authorization ?? "");
+    const token = auth.replace(/^bearer\s+/i, "");
+    const { route, id } = classify(request.method, request.url);
+    log.push({ start, end: nowMs(), method: request.method, route, id, status: response.statusCode, label: labels.get(token) ?? "other" });
+  };
+  dc.subscribe("http.server.request.start", onStart);
+  dc.subscribe("http.server.response.finish", onFinish);
+  return {
+    log,
+    /** Requests of `label` (optionally only those that started at or after `since`). */
+    select: (label, since = -Infinity, until = Infinity) => log.filter((r) => r.label === label && r.start >= since && r.start < until),
+    stop() {
+      dc.unsubscribe("http.server.request.start", onStart);
+      dc.unsubscribe("http.server.response.finish", onFinish);
+    },
+  };
+}
+
+/** Totals of a list of observed requests: calls, 429s, per-route counts. */
+export function summarize(requests) {
+  const byRoute = {};
+  let r429 = 0;
+  for (const r of requests) {
+    byRoute[r.route] = (byRoute[r.route] ?? 0) + 1;
+    if (r.status === 429) r429 += 1;
+  }
+  return { calls: requests.length, r429, byRoute };
+}
