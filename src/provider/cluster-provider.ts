@@ -133,6 +133,10 @@ function partialOutputs(
   return withProvider(minimal, inputs.__provider);
 }
 
+/** Next steps for a cluster in `error`: diff replaces such a cluster on the next `up`. */
+const ERROR_STATUS_HINT =
+  "A cluster in status \"error\" cannot recover: it is kept in the stack and the next `pulumi up` will replace it (or `pulumi destroy` removes it).";
+
 /** Text added to init errors: what the user can do next. */
 function nextSteps(urnHint: string | undefined): string {
   const target = urnHint ? ` --target '${urnHint}'` : "";
@@ -232,12 +236,9 @@ export const clusterProvider = {
       }
       const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
       const why = safeMessage(e, secrets);
-      throw new ClusterInitError(
-        `cluster ${id} was created but is not ready: ${why}. ${nextSteps(inputs.__urn)}`,
-        id,
-        partialOutputs(seen, inputs, undefined),
-        [why],
-      );
+      const hint = seen?.status === "error" ? ERROR_STATUS_HINT : nextSteps(inputs.__urn);
+      // The message with its hint is also the init error the CLI shows (the host shows reasons).
+      throw new ClusterInitError(`cluster ${id} was created but is not ready: ${why}. ${hint}`, id, partialOutputs(seen, inputs, undefined));
     }
   },
 
@@ -327,15 +328,11 @@ export const clusterProvider = {
         throw new Error(`updating cluster ${id} failed: ${why}`);
       }
       const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
-      const hint =
-        seen?.status === "error"
-          ? " The service reports the cluster in status \"error\": replace it (`pulumi up --replace`) or remove it (`pulumi destroy`)."
-          : ` ${nextSteps(news.__urn)}`;
+      const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;
       throw new ClusterInitError(
         `cluster ${id} did not finish updating: ${why}.${hint}`,
         id,
         partialOutputs(seen, news, olds.kubeconfig),
-        [why],
       );
     }
   },
@@ -387,7 +384,7 @@ export const clusterProvider = {
     }
     onProgress?.("deleting");
     try {
-      await waitForCluster({ ...waitOptions, target: "gone" });
+      await waitForCluster({ ...waitOptions, target: "gone", countNodes: false });
     } catch (e) {
       throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
     }

@@ -3,6 +3,7 @@
  * program's checked inputs. Pure.
  *
  * - `workers` and `nodeSize` change in place (one PATCH).
+ * - A cluster in status `error` is replaced (the service cannot repair it).
  * - `name`, `controlPlanes`, `phase` and `infraId` need a new cluster. When the user chose the
  *   name and it stays the same, the old cluster must go first (delete-before-replace), since a
  *   second cluster with that name would clash; an auto-named cluster gets a fresh name on
@@ -67,6 +68,15 @@ export function diffCluster(olds: Record<string, unknown>, news: Record<string, 
 
   for (const p of UPDATABLE_PROPERTIES) consider(p, false);
   for (const p of REPLACE_PROPERTIES) consider(p, true);
+
+  // A cluster the service reports in `error` (a failed create or PATCH, kept in the stack as an
+  // init error, or seen by refresh) never becomes running again: the next `up` replaces it, so
+  // it neither fails forever nor leaves a broken cluster behind.
+  if (olds.status === "error") {
+    diffs.push("status");
+    replaces.push("status");
+    detailedDiff.status = { kind: "UPDATE_REPLACE", inputDiff: false };
+  }
 
   // Delete first only when the user pinned the name and the replacement would reuse it.
   const explicitName = news.__autonamed !== true;

@@ -24,6 +24,14 @@ describe("diff", () => {
     expect(d.detailedDiff).toEqual({});
   });
 
+  it("replaces a cluster the service reports in error (deleting it first when the name is pinned)", () => {
+    const d = diffCluster({ ...olds, status: "error" }, news);
+    expect(d).toMatchObject({ changes: true, replaces: ["status"], deleteBeforeReplace: true });
+    expect(d.detailedDiff.status).toEqual({ kind: "UPDATE_REPLACE", inputDiff: false });
+    const auto = diffCluster({ ...olds, status: "error", __autonamed: true }, { ...news, __autonamed: true });
+    expect(auto).toMatchObject({ changes: true, replaces: ["status"], deleteBeforeReplace: false });
+  });
+
   it("updates workers and nodeSize in place", () => {
     const d = diffCluster(olds, { ...news, workers: 4, nodeSize: "large" });
     expect(d.changes).toBe(true);
