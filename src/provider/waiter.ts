@@ -80,6 +80,8 @@ export interface WaitOptions {
    * the target (one extra call each), to say how many are ready.
    */
   onProgress?: (line: string, cluster: ApiCluster | undefined, nodes: ApiNodeList | undefined) => void;
+  /** List nodes for the progress line (default true); a deletion reports its status only. */
+  countNodes?: boolean;
   /** Secrets to keep out of error messages. */
   secrets?: string[];
   schedule?: PollSchedule;
@@ -142,7 +144,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
     const elapsed = clock.now() - start;
     if (options.onProgress) {
       let nodes: ApiNodeList | undefined;
-      if (cluster) {
+      if (cluster && options.countNodes !== false) {
         try {
           nodes = await options.client.listNodes(options.id);
         } catch {
