@@ -1,0 +1,69 @@
+/**
+ * What the Kubernetes provider is built from, read from the real emulator through the Cluster
+ * provider: refreshing twice gives the identical kubeconfig text (so `pulumi refresh` cannot
+ * make the Kubernetes provider, or what it deployed, change); a rotated credential gives a new
+ * text but the same cluster identifier (an in-place provider update, no redeploy).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { parse } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clearSharedLimiters } from "../../src/client";
+import { startEmulator, type RunningEmulator } from "../../src/emulator";
+import { kubernetesProviderArgs } from "../../src/kubernetes";
+import { clusterProvider, resetConfiguredConnection, setProviderSettings, type ProviderSettings } from "../../src/provider/cluster-provider";
+
+let emu: RunningEmulator;
+let previous: ProviderSettings;
+
+beforeAll(async () => {
+  clearSharedLimiters();
+  resetConfiguredConnection();
+  emu = await startEmulator({ port: 0, provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2 });
+  previous = setProviderSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
+});
+afterAll(async () => {
+  setProviderSettings(previous);
+  await emu.close();
+});
+
+/** The Kubernetes provider's inputs for a cluster state, resolved. */
+async function providerInputs(id: string, props: Record<string, unknown>) {
+  const args = kubernetesProviderArgs({ id: pulumi.output(id), kubeconfig: pulumi.output(String(props.kubeconfig)) } as any);
+  return new Promise<Record<string, unknown>>((resolve) => pulumi.output(args).apply((v) => resolve(v as Record<string, unknown>)));
+}
+
+describe("kubeconfig of a cluster, as the Kubernetes provider gets it", () => {
+  it("is a working kubeconfig for the cluster's endpoint", async () => {
+    const created = await clusterProvider.create({ name: "k8s-kc", controlPlanes: 1, workers: 1, nodeSize: "small", phase: "managed" });
+    const kc = parse(String(created.outs.kubeconfig));
+    const context = kc.contexts.find((c: any) => c.name === kc["current-context"]).context;
+    const cluster = kc.clusters.find((c: any) => c.name === context.cluster).cluster;
+    const user = kc.users.find((u: any) => u.name === context.user).user;
+    expect(cluster.server).toBe(created.outs.endpoint);
+    expect(cluster["certificate-authority-data"]).toBeTruthy();
+    expect(user.token).toBeTruthy();
+  });
+
+  it("is identical text after two refreshes, so the provider's inputs do not change", async () => {
+    const { id, outs } = await clusterProvider.create({ name: "k8s-steady", controlPlanes: 1, workers: 1, nodeSize: "small", phase: "managed" });
+    const first = await clusterProvider.read(id, outs);
+    const second = await clusterProvider.read(id, first.props);
+    expect(first.props!.kubeconfig).toBe(outs.kubeconfig);
+    expect(second.props!.kubeconfig).toBe(outs.kubeconfig);
+    expect(await providerInputs(id, second.props!)).toEqual(await providerInputs(id, outs));
+  });
+
+  it("changes when the credentials rotate, while the cluster identifier stays (update, not replace)", async () => {
+    const { id, outs } = await clusterProvider.create({ name: "k8s-rotate", controlPlanes: 1, workers: 1, nodeSize: "small", phase: "managed" });
+    await emu.control.rotateKubeconfig(id);
+    const after = await clusterProvider.read(id, outs);
+    expect(after.props!.kubeconfig).not.toBe(outs.kubeconfig);
+    const before = await providerInputs(id, outs);
+    const now = await providerInputs(id, after.props!);
+    expect(now.kubeconfig).not.toBe(before.kubeconfig);
+    expect(now.clusterIdentifier).toBe(before.clusterIdentifier);
+    expect(now.clusterIdentifier).toBe(id);
+    // And it is stable again from then on.
+    expect((await clusterProvider.read(id, after.props)).props!.kubeconfig).toBe(after.props!.kubeconfig);
+  });
+});

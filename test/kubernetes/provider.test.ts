@@ -1,0 +1,114 @@
+/**
+ * `kubernetesProvider(cluster)` under Pulumi's mocks: what the Kubernetes provider is
+ * registered with (secret kubeconfig, defaults, options), as the engine would receive it.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Cluster } from "../../src/resources";
+import { kubernetesProvider, kubernetesProviderArgs } from "../../src/kubernetes";
+import * as cms from "../../src";
+import { isSerializedSecret, recordRegistrations, settle, valueOf, type Registration } from "./mocks";
+
+const KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: tok-in-kubeconfig\n";
+let log: Registration[] = [];
+
+beforeAll(async () => {
+  log = await recordRegistrations((args) =>
+    args.type === "pulumi-nodejs:dynamic/cms:Cluster"
+      ? { id: `cls_${args.name.padEnd(16, "0").slice(0, 16)}`, state: { ...args.inputs, kubeconfig: KUBECONFIG } }
+      : { state: args.inputs },
+  );
+});
+beforeEach(() => {
+  log.length = 0;
+});
+
+const newCluster = (name: string) => new Cluster(name, { controlPlanes: 1, workers: 1, nodeSize: "small" });
+const providerOf = async (p: pulumi.ProviderResource) => {
+  const urn = await valueOf(p.urn);
+  await settle();
+  const r = log.find((x) => x.urn === urn);
+  expect(r?.type).toBe("pulumi:providers:kubernetes");
+  return r!;
+};
+
+describe("kubernetesProvider", () => {
+  it("is exported by the package", () => {
+    expect(cms.kubernetesProvider).toBe(kubernetesProvider);
+  });
+
+  it("returns a @pulumi/kubernetes Provider named after the cluster, child of the cluster", async () => {
+    const cluster = newCluster("prod");
+    const p = kubernetesProvider(cluster);
+    expect(k8s.Provider.isInstance(p)).toBe(true);
+    const r = await providerOf(p);
+    const c = log.find((x) => x.name === "prod")!;
+    expect(r.name).toBe("prod-k8s");
+    expect(r.parent).toBe(c.urn);
+    expect(r.urn).toBe("urn:pulumi:dev::project::pulumi-nodejs:dynamic/cms:Cluster$pulumi:providers:kubernetes::prod-k8s");
+  });
+
+  it("passes the kubeconfig as a secret, identifies the cluster by id and turns server-side apply on", async () => {
+    const r = await providerOf(kubernetesProvider(newCluster("sec")));
+    expect(isSerializedSecret(r.raw.kubeconfig)).toBe(true);
+    expect((r.raw.kubeconfig as { value: unknown }).value).toBe(KUBECONFIG);
+    expect(r.inputs.clusterIdentifier).toBe("cls_sec0000000000000");
+    expect(r.inputs.enableServerSideApply).toBe("true");
+    // Left unset so PULUMI_K8S_DELETE_UNREACHABLE and friends keep working.
+    expect(r.inputs).not.toHaveProperty("deleteUnreachable");
+    expect(r.inputs).not.toHaveProperty("namespace");
+    expect(JSON.stringify(r.raw)).not.toMatch(/tok-in-kubeconfig"/); // only inside the secret envelope
+  });
+
+  it("honours its options and resource options", async () => {
+    const cluster = newCluster("opt");
+    const parent = new pulumi.ComponentResource("my:app:Platform", "platform");
+    const r = await providerOf(
+      kubernetesProvider(
+        cluster,
+        {
+          name: "custom",
+          namespace: "apps",
+          deleteUnreachable: true,
+          enableServerSideApply: false,
+          clusterIdentifier: "blue",
+          suppressDeprecationWarnings: true,
+          extraArgs: { kubeClientSettings: { qps: 50 }, clusterIdentifier: "ignored" },
+        },
+        { parent },
+      ),
+    );
+    expect(r.name).toBe("custom");
+    expect(r.urn).toBe("urn:pulumi:dev::project::my:app:Platform$pulumi:providers:kubernetes::custom");
+    expect(r.inputs).toMatchObject({
+      namespace: "apps",
+      deleteUnreachable: "true",
+      enableServerSideApply: "false",
+      clusterIdentifier: "blue",
+      suppressDeprecationWarnings: "true",
+    });
+    expect(JSON.parse(r.inputs.kubeClientSettings)).toMatchObject({ qps: 50 });
+  });
+
+  it("refuses a kubeconfig in extraArgs", () => {
+    expect(() => kubernetesProvider(newCluster("kc"), { extraArgs: { kubeconfig: "other" } })).toThrow(/extraArgs\.kubeconfig is not allowed/);
+  });
+});
+
+describe("kubernetesProviderArgs", () => {
+  it("makes the kubeconfig secret even when the cluster's is not", async () => {
+    const args = kubernetesProviderArgs({ id: pulumi.output("cls_x"), kubeconfig: pulumi.output(KUBECONFIG) } as any);
+    const kc = args.kubeconfig as pulumi.Output<string>;
+    expect(await pulumi.isSecret(kc)).toBe(true);
+    expect(await valueOf(kc)).toBe(KUBECONFIG);
+    expect(await valueOf(args.clusterIdentifier as pulumi.Output<string>)).toBe("cls_x");
+    expect(args.enableServerSideApply).toBe(true);
+  });
+
+  it("is a pure function of the cluster's outputs: same credentials, same provider inputs", async () => {
+    const cluster = { id: pulumi.output("cls_same"), kubeconfig: pulumi.output(KUBECONFIG) } as any;
+    const resolve = async (a: Record<string, unknown>) => valueOf(pulumi.output(a));
+    expect(await resolve(kubernetesProviderArgs(cluster))).toEqual(await resolve(kubernetesProviderArgs(cluster)));
+  });
+});
