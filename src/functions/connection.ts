@@ -19,7 +19,9 @@ export interface FunctionConnectionArgs {
 
 /** Output-form counterpart of {@link FunctionConnectionArgs}. */
 export interface FunctionConnectionInputs {
+  /** Base URL of the service (without `/v1`). */
   endpoint?: pulumi.Input<string>;
+  /** API token; a secret Input keeps the result secret too. */
   token?: pulumi.Input<string>;
 }
 

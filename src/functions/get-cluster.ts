@@ -7,12 +7,15 @@ import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectio
 export interface GetClusterArgs {
   /** Cluster id (`cls_...`). */
   id: string;
+  /** Explicit endpoint/token; default: stack config `cms:*`, then `CMS_ENDPOINT`/`CMS_TOKEN`. */
   connection?: FunctionConnectionArgs;
 }
 
 /** Arguments of {@link getClusterOutput}. */
 export interface GetClusterOutputArgs {
+  /** Cluster id (`cls_...`). */
   id: pulumi.Input<string>;
+  /** Explicit endpoint/token, as Inputs. */
   connection?: FunctionConnectionInputs;
 }
 

@@ -8,12 +8,15 @@ import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } f
 export interface GetClustersArgs {
   /** Keep only clusters with this status. */
   status?: ClusterStatus;
+  /** Explicit endpoint/token; default: stack config `cms:*`, then `CMS_ENDPOINT`/`CMS_TOKEN`. */
   connection?: FunctionConnectionArgs;
 }
 
 /** Arguments of {@link getClustersOutput}. */
 export interface GetClustersOutputArgs {
+  /** Keep only clusters with this status. */
   status?: pulumi.Input<ClusterStatus>;
+  /** Explicit endpoint/token, as Inputs. */
   connection?: FunctionConnectionInputs;
 }
 

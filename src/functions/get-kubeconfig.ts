@@ -6,17 +6,21 @@ import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectio
 export interface GetKubeconfigArgs {
   /** Cluster id (`cls_...`). */
   clusterId: string;
+  /** Explicit endpoint/token; default: stack config `cms:*`, then `CMS_ENDPOINT`/`CMS_TOKEN`. */
   connection?: FunctionConnectionArgs;
 }
 
 /** Arguments of {@link getKubeconfigOutput}. */
 export interface GetKubeconfigOutputArgs {
+  /** Cluster id (`cls_...`). */
   clusterId: pulumi.Input<string>;
+  /** Explicit endpoint/token, as Inputs. */
   connection?: FunctionConnectionInputs;
 }
 
 /** Result of {@link getKubeconfig}. */
 export interface GetKubeconfigResult {
+  /** The cluster the kubeconfig reaches. */
   clusterId: string;
   /** Kubeconfig YAML. Treat as a secret: it grants admin access to the cluster. */
   kubeconfig: string;

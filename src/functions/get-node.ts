@@ -9,13 +9,17 @@ export interface GetNodeArgs {
   clusterId: string;
   /** Node id (`node_...`). */
   nodeId: string;
+  /** Explicit endpoint/token; default: stack config `cms:*`, then `CMS_ENDPOINT`/`CMS_TOKEN`. */
   connection?: FunctionConnectionArgs;
 }
 
 /** Arguments of {@link getNodeOutput}. */
 export interface GetNodeOutputArgs {
+  /** Cluster id (`cls_...`). */
   clusterId: pulumi.Input<string>;
+  /** Node id (`node_...`). */
   nodeId: pulumi.Input<string>;
+  /** Explicit endpoint/token, as Inputs. */
   connection?: FunctionConnectionInputs;
 }
 

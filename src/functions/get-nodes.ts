@@ -7,17 +7,21 @@ import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectio
 export interface GetNodesArgs {
   /** Cluster id (`cls_...`). */
   clusterId: string;
+  /** Explicit endpoint/token; default: stack config `cms:*`, then `CMS_ENDPOINT`/`CMS_TOKEN`. */
   connection?: FunctionConnectionArgs;
 }
 
 /** Arguments of {@link getNodesOutput}. */
 export interface GetNodesOutputArgs {
+  /** Cluster id (`cls_...`). */
   clusterId: pulumi.Input<string>;
+  /** Explicit endpoint/token, as Inputs. */
   connection?: FunctionConnectionInputs;
 }
 
 /** Result of {@link getNodes}. */
 export interface GetNodesResult {
+  /** The cluster the nodes belong to. */
   clusterId: string;
   /** Control planes first, then workers. */
   nodes: NodeInfo[];

@@ -9,7 +9,9 @@ import { isUnknown } from "./unknown";
 
 /** One failed rule, in the shape the Pulumi engine prints ("property: reason"). */
 export interface CheckFailure {
+  /** The input property (or `customTimeouts.<operation>`, `connection.<field>`). */
   property: string;
+  /** The rule it breaks and the value given (never a token). */
   reason: string;
 }
 

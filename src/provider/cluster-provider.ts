@@ -32,7 +32,9 @@ import { SYSTEM_CLOCK, WaitError, waitForCluster, type Clock } from "./waiter";
 export interface ProviderSettings {
   /** Extra client options (e.g. shorter retry delays in tests). Never the endpoint or token. */
   clientOptions?: Omit<Partial<ClientOptions>, "endpoint" | "token">;
+  /** Time source of the waits (tests use a virtual clock shared with the emulator). */
   clock?: Clock;
+  /** Poll schedule of the waits. */
   schedule?: PollSchedule;
   /** Environment to read `CMS_ENDPOINT` / `CMS_TOKEN` from; `process.env` by default. */
   env?: Record<string, string | undefined>;

@@ -22,13 +22,17 @@ export const ENV_TOKEN = "CMS_TOKEN";
 export interface Connection {
   /** Base URL without `/v1` and without a trailing slash. */
   endpoint: string;
+  /** API token. Never logged, never in a message. */
   token: string;
 }
 
 /** The places a connection setting can come from, most specific first. */
 export interface ConnectionSources {
+  /** The resource's or call's `connection` argument. */
   explicit?: ConnectionInputs;
+  /** Stack configuration `cms:endpoint` / `cms:token`. */
   config?: ConnectionInputs;
+  /** Environment (`CMS_ENDPOINT`, `CMS_TOKEN`); `process.env` by default. */
   env?: Record<string, string | undefined>;
 }
 

@@ -19,6 +19,7 @@ export type PropertyDiffKind = "ADD" | "ADD_REPLACE" | "DELETE" | "DELETE_REPLAC
 
 /** Detailed diff entry. */
 export interface PropertyDiff {
+  /** Add, delete or update, with or without replacement. */
   kind: PropertyDiffKind;
   /** True: the difference is between inputs (the program), not computed outputs. */
   inputDiff: boolean;
@@ -30,11 +31,17 @@ export interface PropertyDiff {
  * `deleteBeforeReplace` to the engine; the rest documents the decision and is tested.)
  */
 export interface ClusterDiff {
+  /** True when anything the cluster is made of differs. */
   changes: boolean;
+  /** Properties whose change needs a new cluster. */
   replaces: string[];
+  /** Delete the old cluster before creating its replacement. */
   deleteBeforeReplace: boolean;
+  /** Properties an in-place update leaves as they are. */
   stables: string[];
+  /** Every changed property. */
   diffs: string[];
+  /** How each changed property changes. */
   detailedDiff: Record<string, PropertyDiff>;
 }
 

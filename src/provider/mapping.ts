@@ -16,32 +16,55 @@ import type { ClusterInputs, ClusterOutputs } from "./types";
 
 /** A cluster as the functions return it (camelCase copy of the API object). */
 export interface ClusterInfo {
+  /** Cluster id, `cls_...`. */
   id: string;
+  /** Cluster name. */
   name: string;
+  /** provisioning, running, scaling, upgrading, error or deleting. */
   status: string;
+  /** managed, onpremise or baremetal. */
   phase: Phase;
+  /** Number of control planes (1 or 3). */
   controlPlanes: number;
+  /** Number of workers. */
   workers: number;
+  /** Size of every node. */
   nodeSize: NodeSize;
+  /** Total node count (absent in the abbreviated create response). */
   nodeCount?: number;
+  /** Kubernetes API server URL, `https://<host>:<port>`. */
   endpoint?: string;
+  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
   kubernetesVersion?: string;
+  /** Creation time, ISO 8601 UTC. */
   createdAt?: string;
+  /** Last change, ISO 8601 UTC. */
   updatedAt?: string;
+  /** Target infrastructure, when the API reports one. */
   infraId?: string;
 }
 
 /** A node as the functions return it. */
 export interface NodeInfo {
+  /** Node id, `node_...`. */
   id: string;
+  /** Id of the parent cluster. */
   clusterId: string;
+  /** Node name. */
   name: string;
+  /** controlplane or worker. */
   role: string;
+  /** provisioning, installing, joining, ready, not_ready, draining or deleting. */
   status: string;
+  /** Node size. */
   nodeSize: NodeSize;
+  /** Internal IP address. */
   ipAddress: string;
+  /** Kubernetes version of the node. */
   kubernetesVersion: string;
+  /** Version of the node operating system. */
   talosVersion: string;
+  /** Creation time, ISO 8601. */
   createdAt: string;
 }
 

@@ -7,15 +7,21 @@ import { parseDuration } from "./durations";
 
 /** Timeout strings as the user wrote them in `customTimeouts` (Go durations). */
 export interface TimeoutStrings {
+  /** Limit of a create, e.g. "30m". */
   create?: string;
+  /** Limit of an update. */
   update?: string;
+  /** Limit of a delete. */
   delete?: string;
 }
 
 /** Resolved timeouts in milliseconds. */
 export interface Timeouts {
+  /** Create limit, ms. */
   createMs: number;
+  /** Update limit, ms. */
   updateMs: number;
+  /** Delete limit, ms. */
   deleteMs: number;
 }
 
@@ -31,7 +37,9 @@ export const TIMEOUT_OPERATIONS = ["create", "update", "delete"] as const;
 
 /** One problem with one timeout, shaped like a Pulumi check failure. */
 export interface TimeoutProblem {
+  /** `customTimeouts.<operation>`. */
   property: string;
+  /** What is wrong, naming the rule. */
   reason: string;
 }
 

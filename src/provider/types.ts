@@ -30,12 +30,19 @@ export interface HiddenInputs {
 
 /** Inputs after check: what create/update/diff receive as `news`. */
 export interface ClusterInputs extends HiddenInputs {
+  /** Cluster name (given, or the auto-name check generated). */
   name: string;
+  /** 1 or 3. */
   controlPlanes: number;
+  /** At least 1. */
   workers: number;
+  /** Node size. */
   nodeSize: NodeSize;
+  /** Defaulted to `managed` by check. */
   phase: Phase;
+  /** Required unless `phase` is `managed`. */
   infraId?: string;
+  /** Explicit connection, if the program gave one. */
   connection?: ConnectionInputs;
   /** Serialized provider, managed by the Pulumi SDK. */
   __provider?: string;
@@ -43,22 +50,35 @@ export interface ClusterInputs extends HiddenInputs {
 
 /** Outputs (state) of a Cluster: what read/update/delete receive as `olds`/`props`. */
 export interface ClusterOutputs extends HiddenInputs {
+  /** Cluster name. */
   name: string;
+  /** Last status seen. */
   status: string;
+  /** managed, onpremise or baremetal. */
   phase: Phase;
+  /** Number of control planes. */
   controlPlanes: number;
+  /** Number of workers (actual, after a refresh). */
   workers: number;
+  /** Node size (actual, after a refresh). */
   nodeSize: NodeSize;
+  /** Total node count. */
   nodeCount?: number;
+  /** Kubernetes API server URL. */
   endpoint?: string;
+  /** Kubernetes version. */
   kubernetesVersion?: string;
+  /** Creation time. */
   createdAt?: string;
+  /** Last change. */
   updatedAt?: string;
+  /** Target infrastructure (from the API, else from the inputs). */
   infraId?: string;
   /** Kubeconfig YAML; marked secret through `additionalSecretOutputs`. */
   kubeconfig?: string;
   /** Echo of the explicit connection, so read and delete can reach the service. Secret token. */
   connection?: ConnectionInputs;
+  /** Serialized provider (the host adds it; init-error properties carry it explicitly). */
   __provider?: string;
 }
 
