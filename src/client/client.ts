@@ -14,7 +14,7 @@ import pRetry from "p-retry";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
 import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
-import { RateLimiter, sharedLimiter } from "./limiter";
+import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
 import { decideRetry, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
@@ -94,6 +94,14 @@ export class CmsClient {
       maxRedirects: 0,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
     });
+  }
+
+  /**
+   * The same string for every client of this endpoint + token, e.g. to share work between them
+   * (the provider's shared status polling). Holds a hash of the token, never the token.
+   */
+  get identity(): string {
+    return limiterKey(this.endpoint, this.#token);
   }
 
   /** The server's clock as best we know it (local clock plus the skew seen in `Date` headers). */

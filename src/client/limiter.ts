@@ -95,6 +95,10 @@ export class RateLimiter {
   private readonly state: LimiterState = { inFlight: 0 };
   // Acquisitions are serialised so concurrent callers see each other's decrements.
   private queue: Promise<void> = Promise.resolve();
+  /** Acquirers holding until the next response (see `acquire`). */
+  private responseWaiters: Array<() => void> = [];
+  /** Whether any response has arrived (with or without rate-limit headers). */
+  private answered = false;
 
   constructor(options: Partial<LimiterOptions> = {}) {
     this.options = { ...DEFAULT_LIMITER_OPTIONS, ...definedOnly(options) };
@@ -103,6 +107,18 @@ export class RateLimiter {
   /** A copy of the current window state (for tests and diagnostics). */
   snapshot(): LimiterState {
     return { ...this.state };
+  }
+
+  /** Resolves at the next `complete` call, or after {@link FIRST_RESPONSE_WAIT_MS} (real time). */
+  private nextResponse(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, FIRST_RESPONSE_WAIT_MS);
+      timer.unref?.();
+      this.responseWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Wait until a request may be sent, then count it against the window. */
@@ -115,6 +131,13 @@ export class RateLimiter {
       const started = this.options.now();
       // Re-check after every sleep: responses arriving meanwhile may have changed the picture.
       for (let i = 0; i < 1000; i++) {
+        if (!this.answered && this.state.remaining === undefined && this.state.inFlight > 0) {
+          // Nothing known about the window yet, and a request is out: hold the others until its
+          // response says how much is left. A new process (each `pulumi up` starts one) may be
+          // joining a window an earlier one has nearly spent; a burst would then meet 429s.
+          await this.nextResponse();
+          continue;
+        }
         const delay = computePacingDelay(this.state, this.options.now(), this.options);
         if (delay <= 0) break;
         await this.options.sleep(delay);
@@ -144,7 +167,12 @@ export class RateLimiter {
   complete(info?: RateLimitInfo, receivedAt: number = this.options.now()): void {
     const s = this.state;
     s.inFlight = Math.max(0, s.inFlight - 1);
+    const waiters = this.responseWaiters;
+    this.responseWaiters = [];
+    // After the state update below (resolution runs later, as a microtask).
+    for (const wake of waiters) wake();
     if (!info) return;
+    this.answered = true;
     if (info.limit !== undefined) s.limit = info.limit;
     const resetAt = info.resetInMs !== undefined ? receivedAt + info.resetInMs : s.resetAt;
     if (info.remaining !== undefined) {
@@ -158,6 +186,9 @@ export class RateLimiter {
     if (resetAt !== undefined) s.resetAt = resetAt;
   }
 }
+
+/** Longest hold for a first response: a caller that never calls `complete` must not block others. */
+const FIRST_RESPONSE_WAIT_MS = 5_000;
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};

@@ -8,6 +8,7 @@ import { formatDuration } from "./durations";
 import { isNotFoundError, isTransient, safeMessage } from "./errors";
 import { progressLine } from "./progress-line";
 import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollSchedule } from "./schedule";
+import { sharedPollerFor } from "./shared-poll";
 
 /** What the wait is for. */
 export type WaitTarget = "running" | "gone";
@@ -38,7 +39,9 @@ export type WaitFailure = "failed" | "timeout" | "gone";
 
 /** A wait that did not reach its target; `cluster` is the last state seen. */
 export class WaitError extends Error {
+  /** failed (status error / being deleted), timeout, or gone (404 while waiting for running). */
   readonly reason: WaitFailure;
+  /** Last state seen, if any. */
   readonly cluster?: ApiCluster;
   constructor(message: string, reason: WaitFailure, cluster?: ApiCluster) {
     super(message);
@@ -50,7 +53,9 @@ export class WaitError extends Error {
 
 /** Time source, injectable so tests need not sleep. */
 export interface Clock {
+  /** Current time, epoch ms. */
   now(): number;
+  /** Resolve after `ms` milliseconds (of this clock). */
   sleep(ms: number): Promise<void>;
 }
 
@@ -62,14 +67,19 @@ export const SYSTEM_CLOCK: Clock = {
 
 /** The two client calls the waiter makes. */
 export interface WaiterClient {
+  /** GET /v1/clusters/{id}. */
   getCluster(id: string): Promise<ApiCluster>;
+  /** GET /v1/clusters/{id}/nodes. */
   listNodes(clusterId: string): Promise<ApiNodeList>;
 }
 
 /** Options of {@link waitForCluster}. */
 export interface WaitOptions {
+  /** Client to poll with. */
   client: WaiterClient;
+  /** Cluster id. */
   id: string;
+  /** Wait for `running`, or for the cluster to be gone (404). */
   target: WaitTarget;
   /** Give up this long after `startedAt`. */
   timeoutMs: number;
@@ -84,7 +94,9 @@ export interface WaitOptions {
   countNodes?: boolean;
   /** Secrets to keep out of error messages. */
   secrets?: string[];
+  /** Poll schedule; {@link DEFAULT_POLL_SCHEDULE} by default. */
   schedule?: PollSchedule;
+  /** Time source; {@link SYSTEM_CLOCK} by default. */
   clock?: Clock;
 }
 
@@ -103,16 +115,26 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   let last: ApiCluster | undefined;
   let lastProblem: string | undefined;
   let polls = 0;
+  // In real time, clusters of one endpoint + token waited on together share their polls: one
+  // listing serves them all (shared-poll.ts). With an injected clock each polls on its own.
+  const shared = clock === SYSTEM_CLOCK ? sharedPollerFor(options.client) : undefined;
 
   for (;;) {
     const now = clock.now();
     const delay = nextPollDelay(now - start, deadline - now, schedule, polls === 0);
     polls += 1;
-    if (delay > 0) await clock.sleep(delay);
+    if (delay > 0 && !shared) await clock.sleep(delay);
 
     let cluster: ApiCluster | undefined;
+    let fromSharedRound = false;
     try {
-      cluster = await options.client.getCluster(options.id);
+      if (shared) {
+        const seen = await shared.observe(options.id, delay);
+        cluster = seen.cluster;
+        fromSharedRound = seen.shared;
+      } else {
+        cluster = await options.client.getCluster(options.id);
+      }
       lastProblem = undefined;
     } catch (e) {
       if (isNotFoundError(e)) {
@@ -144,7 +166,8 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
     const elapsed = clock.now() - start;
     if (options.onProgress) {
       let nodes: ApiNodeList | undefined;
-      if (cluster && options.countNodes !== false) {
+      // Not after a shared listing: one node list per cluster would undo what sharing saved.
+      if (cluster && options.countNodes !== false && !fromSharedRound) {
         try {
           nodes = await options.client.listNodes(options.id);
         } catch {

@@ -1,0 +1,226 @@
+/**
+ * Shared status polling: when several clusters of one endpoint + token are being waited on in
+ * this process at the same time (a stack creating, scaling or deleting many clusters: the
+ * dynamic-provider host runs all of a stack's operations in one process), one
+ * `GET /v1/clusters?per_page=100` answers for all of them instead of one GET each.
+ *
+ * Why: every poll is a request against the plan's budget (100 a minute on Community). Fifty
+ * clusters polled one by one spend fifty requests per round; listed, they spend one (or one
+ * per 100 clusters in the account). The per-cluster schedule (`schedule.ts`) still decides when
+ * each cluster needs a fresh status; a round serves every cluster waiting at that moment, due
+ * or not, so the waits fall into step and later rounds serve them all at once.
+ *
+ * Rules:
+ * - One cluster waiting, or an account so large that listing it takes more pages than there
+ *   are clusters waiting: plain `GET /v1/clusters/{id}`, exactly as without sharing.
+ * - A cluster missing from the listing is gone only when it was listed before and the listing
+ *   fits in one page (one response is one consistent snapshot). Otherwise (never listed, e.g. a
+ *   token whose scope hides it from the list; or several pages, between which clusters may shift)
+ *   it gets its own GET, which answers 404 or the cluster.
+ * - An error of the listing is given to every cluster of the round, as a GET's error would be.
+ */
+import { MAX_PER_PAGE } from "../client/client";
+import { NotFoundError } from "../client/errors";
+import type { ApiCluster, ApiClusterList } from "../client/types";
+
+/** What the shared poller needs of a client: `CmsClient` has all of it. */
+export interface SharedPollClient {
+  /** Same value for clients of the same endpoint and token (the token is not in it). */
+  readonly identity: string;
+  getCluster(id: string): Promise<ApiCluster>;
+  listClusters(query: { page?: number; perPage?: number }): Promise<ApiClusterList>;
+}
+
+/** One observed status. */
+export interface Observation {
+  cluster: ApiCluster;
+  /** True when it came from a listing that served several clusters (callers then skip extras). */
+  shared: boolean;
+}
+
+interface Waiting {
+  id: string;
+  dueAt: number;
+  resolve(o: Observation): void;
+  reject(e: unknown): void;
+}
+
+/** Polls the clusters of one endpoint + token; see the module comment. */
+export class SharedPoller {
+  private waiting: Waiting[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private busy = false;
+  /** Pages the last listing took. */
+  private pages = 1;
+  /** Waited-on clusters seen in a listing (so their absence later means they are gone). */
+  private readonly listed = new Set<string>();
+
+  constructor(
+    private readonly client: SharedPollClient,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /**
+   * The status of cluster `id`, observed `delayMs` from now, or earlier when a round for other
+   * clusters comes first. Rejects as `getCluster` would (a `NotFoundError` when it is gone).
+   */
+  observe(id: string, delayMs: number): Promise<Observation> {
+    return new Promise<Observation>((resolve, reject) => {
+      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), resolve, reject });
+      this.arm();
+    });
+  }
+
+  /** Clusters waiting for the next round (diagnostics and tests). */
+  get pending(): number {
+    return this.waiting.length;
+  }
+
+  private arm(): void {
+    if (this.busy || this.waiting.length === 0) return;
+    let dueAt = Number.POSITIVE_INFINITY;
+    for (const w of this.waiting) dueAt = Math.min(dueAt, w.dueAt);
+    if (this.timer !== undefined) {
+      if (dueAt >= this.timerAt) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = dueAt;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      void this.round();
+    }, Math.max(0, dueAt - this.now()));
+  }
+
+  private async round(): Promise<void> {
+    this.busy = true;
+    const batch = this.waiting;
+    this.waiting = [];
+    try {
+      await this.serve(batch);
+    } catch (e) {
+      // serve settles every waiter itself; this is only a backstop.
+      for (const w of batch) w.reject(e);
+    } finally {
+      this.busy = false;
+      this.arm();
+    }
+  }
+
+  private async serve(batch: Waiting[]): Promise<void> {
+    const ids = [...new Set(batch.map((w) => w.id))];
+    const settle = (id: string, outcome: { ok: Observation } | { error: unknown }): void => {
+      for (const w of batch) {
+        if (w.id !== id) continue;
+        if ("ok" in outcome) w.resolve(outcome.ok);
+        else w.reject(outcome.error);
+      }
+    };
+    const single = async (id: string): Promise<void> => {
+      try {
+        settle(id, { ok: { cluster: await this.client.getCluster(id), shared: false } });
+      } catch (error) {
+        settle(id, { error });
+      }
+    };
+    if (ids.length === 1 || this.pages > ids.length) {
+      await Promise.all(ids.map(single));
+      return;
+    }
+    let listing: { items: Map<string, ApiCluster>; complete: boolean };
+    try {
+      listing = await this.listAll();
+    } catch (error) {
+      for (const id of ids) settle(id, { error });
+      return;
+    }
+    const alone: string[] = [];
+    for (const id of ids) {
+      const cluster = listing.items.get(id);
+      if (cluster) {
+        this.listed.add(id);
+        settle(id, { ok: { cluster, shared: true } });
+      } else if (listing.complete && this.listed.has(id)) {
+        this.listed.delete(id);
+        settle(id, { error: goneError(id) });
+      } else {
+        alone.push(id);
+      }
+    }
+    await Promise.all(alone.map(single));
+  }
+
+  /** Every cluster of the account, page by page; `complete` when one page held them all. */
+  private async listAll(): Promise<{ items: Map<string, ApiCluster>; complete: boolean }> {
+    const items = new Map<string, ApiCluster>();
+    let pages = 1;
+    for (let page = 1; page <= pages && page <= 1000; page++) {
+      const list = await this.client.listClusters({ page, perPage: MAX_PER_PAGE });
+      for (const c of list.items) items.set(c.id, c);
+      if (page === 1) {
+        const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
+        const total = typeof list.total === "number" ? list.total : list.items.length;
+        pages = Math.max(1, Math.ceil(total / perPage));
+      }
+      if (list.items.length === 0) break;
+    }
+    this.pages = pages;
+    return { items, complete: pages === 1 };
+  }
+}
+
+function goneError(id: string): NotFoundError {
+  const path = `/v1/clusters/${id}`;
+  return new NotFoundError({
+    status: 404,
+    code: "not_found",
+    message: `Cluster ${id} not found: it is no longer listed`,
+    method: "GET",
+    path,
+  });
+}
+
+function isSharedPollClient(client: unknown): client is SharedPollClient {
+  const c = client as Partial<SharedPollClient> | null;
+  return (
+    !!c &&
+    typeof c.identity === "string" &&
+    c.identity !== "" &&
+    typeof c.getCluster === "function" &&
+    typeof c.listClusters === "function"
+  );
+}
+
+// On globalThis under a registered symbol, like the client's limiters: one poller per endpoint +
+// token even if two copies of this package are loaded in the process.
+const REGISTRY_SYMBOL = Symbol.for("pulumi-cms.provider.shared-pollers");
+function registry(): Map<string, SharedPoller> {
+  const g = globalThis as unknown as Record<symbol, Map<string, SharedPoller> | undefined>;
+  let map = g[REGISTRY_SYMBOL];
+  if (!map) {
+    map = new Map();
+    g[REGISTRY_SYMBOL] = map;
+  }
+  return map;
+}
+
+/**
+ * The process-wide poller of this client's endpoint + token, or undefined when the client
+ * cannot list (a test double) and polling stays per cluster.
+ */
+export function sharedPollerFor(client: unknown): SharedPoller | undefined {
+  if (!isSharedPollClient(client)) return undefined;
+  const map = registry();
+  let poller = map.get(client.identity);
+  if (!poller) {
+    poller = new SharedPoller(client);
+    map.set(client.identity, poller);
+  }
+  return poller;
+}
+
+/** Forget every shared poller (tests that restart the emulator). */
+export function clearSharedPollers(): void {
+  registry().clear();
+}
