@@ -1,0 +1,180 @@
+/**
+ * Shared status polling (src/provider/shared-poll.ts): clusters waited on together in one
+ * process are polled with one listing; alone, a cluster is polled with its own GET as before.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator";
+import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { setProgressSink } from "../../src/provider/progress";
+import { SharedPoller, clearSharedPollers, sharedPollerFor } from "../../src/provider/shared-poll";
+import { waitForCluster } from "../../src/provider/waiter";
+import { emulatorForProvider, inputs } from "./helpers";
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await emulatorForProvider({ provisionSeconds: 2, scaleSeconds: 1, deleteSeconds: 1 });
+});
+afterAll(async () => {
+  setProgressSink(undefined);
+  await emu.close();
+});
+beforeEach(async () => {
+  clearSharedPollers();
+  await emu.control.clearFaults();
+  await emu.control.resetRequestCounts();
+});
+
+describe("shared polling against the emulator (real time)", () => {
+  it("creates, scales and deletes several clusters with listings instead of one GET each", async () => {
+    // Progress lines on, as in the dynamic-provider host: shared rounds must not list nodes.
+    const lines: string[] = [];
+    setProgressSink({ report: (_urn, line) => lines.push(line) });
+    try {
+      const names = ["shared-a", "shared-b", "shared-c", "shared-d", "shared-e"];
+      const created = await Promise.all(names.map((name) => clusterProvider.create(inputs({ name }))));
+      expect(created.map((c) => c.outs.status)).toEqual(names.map(() => "running"));
+      let counts = await emu.control.requestCounts();
+      expect(counts["POST /v1/clusters"]).toBe(5);
+      expect(counts["GET /v1/clusters"]).toBeGreaterThan(0);
+      // A 2 s provisioning polled one by one costs ~4 GETs and ~3 node lists per cluster.
+      expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBeLessThanOrEqual(1);
+      expect(counts["GET /v1/clusters/:cluster_id/nodes"]).toBeUndefined();
+      expect(counts["GET /v1/clusters"]).toBeLessThanOrEqual(6);
+      expect(lines.length).toBeGreaterThan(0);
+
+      await emu.control.resetRequestCounts();
+      const outs = created.map((c, i) => ({ ...c.outs, __provider: inputs().__provider, name: names[i] }));
+      const updated = await Promise.all(
+        created.map((c, i) => clusterProvider.update(c.id, outs[i], inputs({ name: names[i], workers: 3 }))),
+      );
+      expect(updated.map((u) => [u.outs.status, u.outs.workers])).toEqual(names.map(() => ["running", 3]));
+      counts = await emu.control.requestCounts();
+      expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(5);
+      expect(counts["GET /v1/clusters/:cluster_id/nodes"]).toBeUndefined();
+
+      await emu.control.resetRequestCounts();
+      await Promise.all(created.map((c, i) => clusterProvider.delete(c.id, outs[i])));
+      expect((await emu.control.clusters()).filter((c) => names.includes(c.name))).toEqual([]);
+      counts = await emu.control.requestCounts();
+      expect(counts["DELETE /v1/clusters/:cluster_id"]).toBe(5);
+      // Seen listed while deleting, then missing from a one-page listing: gone, without a 404 each.
+      expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBe(0);
+    } finally {
+      setProgressSink(undefined);
+    }
+  });
+
+  it("polls a cluster waited on alone with its own GET, as before", async () => {
+    const client = createClient({ endpoint: emu.url, token: emu.token });
+    const { id } = await client.createCluster({ name: "alone", control_planes: 1, workers: 1, node_size: "small" });
+    await emu.control.resetRequestCounts();
+    const cluster = await waitForCluster({ client, id, target: "running", timeoutMs: 30_000 });
+    expect(cluster?.status).toBe("running");
+    const counts = await emu.control.requestCounts();
+    expect(counts["GET /v1/clusters"]).toBeUndefined();
+    expect(counts["GET /v1/clusters/:cluster_id"]).toBeGreaterThan(0);
+  });
+
+  it("keeps waiting through a failed listing, like through a failed GET", async () => {
+    const client = createClient({ endpoint: emu.url, token: emu.token, minRetryDelayMs: 10, maxRetryDelayMs: 20, retries: 0 });
+    const ids = await Promise.all(
+      ["blip-a", "blip-b"].map(async (name) => (await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" })).id),
+    );
+    await emu.control.injectFault({ kind: "status", status: 503, method: "GET", path: "/v1/clusters", count: 1 });
+    const results = await Promise.all(ids.map((id) => waitForCluster({ client, id, target: "running", timeoutMs: 30_000 })));
+    expect(results.map((c) => c?.status)).toEqual(["running", "running"]);
+    expect((await emu.control.requestCounts())["GET /v1/clusters"]).toBeGreaterThanOrEqual(2);
+  });
+
+  it("reports a cluster deleted behind the waiter's back as gone", async () => {
+    const client = createClient({ endpoint: emu.url, token: emu.token });
+    const ids = await Promise.all(
+      ["vanish-a", "vanish-b"].map(async (name) => (await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" })).id),
+    );
+    const waits = ids.map((id) => waitForCluster({ client, id, target: "running", timeoutMs: 30_000 }).then(
+      (c) => c?.status,
+      (e: Error & { reason?: string }) => e.reason,
+    ));
+    await new Promise((r) => setTimeout(r, 300));
+    await emu.control.deleteCluster(ids[0]);
+    // Deleted while waiting for running: "failed" when the deletion is seen, "gone" after it.
+    expect(["failed", "gone"]).toContain(await waits[0]);
+    expect(await waits[1]).toBe("running");
+  });
+});
+
+describe("SharedPoller rules (fake client)", () => {
+  const cluster = (id: string, status = "provisioning"): ApiCluster => ({ id, name: id, status }) as unknown as ApiCluster;
+  function fakeClient(list: () => ApiCluster[], perPage = 100) {
+    const calls: string[] = [];
+    return {
+      calls,
+      client: {
+        identity: "fake",
+        async getCluster(id: string) {
+          calls.push(`get ${id}`);
+          const c = list().find((x) => x.id === id);
+          if (!c) throw Object.assign(new Error("not found"), { name: "NotFoundError", status: 404 });
+          return c;
+        },
+        async listClusters(q: { page?: number; perPage?: number }): Promise<ApiClusterList> {
+          calls.push(`list ${q.page}`);
+          const all = list();
+          const page = q.page ?? 1;
+          return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length, page, per_page: perPage };
+        },
+      },
+    };
+  }
+
+  it("serves every waiting cluster from one listing, due or not", async () => {
+    const f = fakeClient(() => [cluster("a"), cluster("b", "running"), cluster("c")]);
+    const poller = new SharedPoller(f.client);
+    const [a, b, c] = await Promise.all([poller.observe("a", 10), poller.observe("b", 5_000), poller.observe("c", 20)]);
+    expect(f.calls).toEqual(["list 1"]);
+    expect([a.cluster.status, b.cluster.status, c.cluster.status]).toEqual(["provisioning", "running", "provisioning"]);
+    expect(a.shared && b.shared && c.shared).toBe(true);
+  });
+
+  it("uses GETs when the account takes more pages than there are clusters waiting", async () => {
+    const many = Array.from({ length: 250 }, (_, i) => cluster(`x${i}`));
+    const f = fakeClient(() => many);
+    const poller = new SharedPoller(f.client);
+    await Promise.all([poller.observe("x1", 0), poller.observe("x2", 0)]);
+    expect(f.calls).toEqual(["list 1", "list 2", "list 3"]);
+    f.calls.length = 0;
+    await Promise.all([poller.observe("x1", 0), poller.observe("x2", 0)]);
+    expect(f.calls.sort()).toEqual(["get x1", "get x2"]);
+  });
+
+  it("never calls a cluster gone just because a listing misses it the first time", async () => {
+    let clusters = [cluster("a"), cluster("b")];
+    const f = fakeClient(() => clusters);
+    const poller = new SharedPoller(f.client);
+    // "z" was never listed (e.g. hidden by the token's scope): its own GET decides.
+    const z = poller.observe("z", 0).then(() => "found", (e: { status?: number }) => e.status);
+    await Promise.all([poller.observe("a", 0), poller.observe("b", 0), z]);
+    expect(await z).toBe(404);
+    expect(f.calls).toEqual(["list 1", "get z"]);
+    // "a" was listed before and is missing from a one-page listing now: gone, no GET.
+    clusters = [cluster("b")];
+    f.calls.length = 0;
+    const gone = poller.observe("a", 0).then(() => "found", (e: { status?: number; name?: string }) => [e.status, e.name]);
+    await Promise.all([gone, poller.observe("b", 0)]);
+    expect(await gone).toEqual([404, "NotFoundError"]);
+    expect(f.calls).toEqual(["list 1"]);
+  });
+
+  it("shares one poller per client identity", () => {
+    const f = fakeClient(() => []);
+    expect(sharedPollerFor(f.client)).toBe(sharedPollerFor({ ...f.client }));
+    expect(sharedPollerFor({ getCluster: f.client.getCluster })).toBeUndefined();
+    const a = createClient({ endpoint: "http://127.0.0.1:1", token: "token-aaaaaaaa" });
+    const b = createClient({ endpoint: "http://127.0.0.1:1", token: "token-aaaaaaaa" });
+    const c = createClient({ endpoint: "http://127.0.0.1:1", token: "token-bbbbbbbb" });
+    expect(sharedPollerFor(a)).toBe(sharedPollerFor(b));
+    expect(sharedPollerFor(a)).not.toBe(sharedPollerFor(c));
+    expect(a.identity).not.toContain("token-aaaaaaaa");
+  });
+});
