@@ -1,0 +1,55 @@
+/**
+ * Where the provider, run by the real engine, finds the service. The stack-configuration path
+ * (cms:endpoint + secret cms:token, winning over a wrong environment) is exercised by every step
+ * of lifecycle.test.ts; here: the environment path (CMS_ENDPOINT / CMS_TOKEN, no stack config),
+ * and the message when neither is set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createProject, findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject } from "./harness.mjs";
+
+const STEP_TIMEOUT = 5 * 60_000;
+
+describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables and missing settings", () => {
+  let emu: LifecycleEmulator;
+  let fromEnv: PulumiProject;
+  let unset: PulumiProject;
+
+  beforeAll(async () => {
+    await findPulumi();
+    emu = await startLifecycleEmulator();
+    fromEnv = await createProject({ name: "cms-lc-env", env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
+    unset = await createProject({ name: "cms-lc-unset" });
+  }, STEP_TIMEOUT);
+
+  afterAll(async () => {
+    for (const p of [fromEnv, unset]) {
+      if (!p) continue;
+      await p.destroy([], { allowFailure: true });
+      await p.dispose();
+    }
+    await emu?.close();
+  }, STEP_TIMEOUT);
+
+  it("CMS_ENDPOINT / CMS_TOKEN in the environment reach the provider when the stack has no cms config", async () => {
+    const config = (await fromEnv.run(["config", "--json"])).stdout;
+    expect(JSON.parse(config)).toEqual({});
+    const up = await fromEnv.up();
+    expect(up.output).toMatch(/Cluster\s+cluster\s+created/);
+    const [c] = await emu.clusters();
+    expect(c.status).toBe("running");
+    expect(await fromEnv.outputs()).toMatchObject({ id: c.id, status: "running" });
+    expect(up.output).not.toContain(emu.token);
+
+    await fromEnv.destroy();
+    expect(await emu.clusters()).toEqual([]);
+  }, STEP_TIMEOUT);
+
+  it("with neither config nor environment, up fails naming every way to set the endpoint", async () => {
+    const failed = await unset.up([], { allowFailure: true });
+    expect(failed.code).not.toBe(0);
+    expect(failed.output).toContain("pulumi config set cms:endpoint");
+    expect(failed.output).toContain("CMS_ENDPOINT");
+    expect(await emu.clusters()).toEqual([]);
+    expect(await unset.clusterResources()).toHaveLength(0);
+  }, STEP_TIMEOUT);
+});
