@@ -26,15 +26,19 @@
  * interrupted after this), BENCH_JSON (write the raw results there).
  * Quick check: BENCH_FLEET=10 BENCH_PROVISION_SECONDS=10 BENCH_SCALE_SECONDS=5 BENCH_DELETE_SECONDS=3 npm run bench
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { observeRequests, summarize, nowMs } from "./lib/observer.mjs";
-import { createProject, ensurePulumi, root } from "./lib/pulumi.mjs";
+import { createProject, ensurePulumi, snapshotPackage } from "./lib/pulumi.mjs";
 import { allSettled, fixedPoller } from "./lib/baseline.mjs";
 
 const require = createRequire(import.meta.url);
+// Everything runs from a private copy of dist/ (see snapshotPackage).
+const pkg = snapshotPackage();
+const root = pkg.dir;
 const { startEmulator, ManualClock } = require(`${root}/dist/emulator/index.js`);
 
 const num = (name, fallback) => {
@@ -86,13 +90,14 @@ async function benchSingle(binDir) {
   const obs = observeRequests(Number(new URL(emu.url).port), new Map([[provTok, "provider"], [baseTok, "baseline"]]));
   const project = createProject({
     binDir,
+    pkgDir: root,
     name: "cms-bench-single",
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok, CMS_BENCH_COUNT: "1", CMS_BENCH_WORKERS: "1" },
   });
   try {
     await project.init();
     log(`single create: ${P.provisionSeconds} s provisioning, provider (pulumi up) and fixed ${P.intervalSeconds} s baseline side by side`);
-    const poller = fixedPoller({ endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000 });
+    const poller = fixedPoller({ pkgDir: root, endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000 });
     const [cli, base] = await Promise.all([
       project.run(["up", "--yes", "--skip-preview"], {}, { json: true, timeoutMs: P.commandTimeoutMs }),
       poller.create({ name: "base-single", control_planes: 1, workers: 1, node_size: "small" }).then(
@@ -132,7 +137,7 @@ async function benchLong() {
   const cp = require(`${root}/dist/provider/cluster-provider.js`);
   const progress = require(`${root}/dist/provider/progress.js`);
   const { clearSharedLimiters } = require(`${root}/dist/client/index.js`);
-  const { pollInstants } = require(`${root}/dist/provider/schedule.js`);
+  const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/schedule.js`);
   const provTok = newToken("long_provider");
   const baseTok = newToken("long_baseline");
   const clock = new ManualClock(Date.now());
@@ -175,19 +180,53 @@ async function benchLong() {
     log(`long create: ${P.longProvisionSeconds} s provisioning in virtual time (injected clock), provider then baseline`);
     const withProgress = await runProvider("long-progress", true);
     const withoutProgress = await runProvider("long-quiet", false);
-    const poller = fixedPoller({ endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000, clock: vclock, maxPolls: 100_000 });
+    const poller = fixedPoller({ pkgDir: root, endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000, clock: vclock, maxPolls: 100_000 });
     const since = nowMs();
     const id = await poller.create({ name: "long-base", control_planes: 1, workers: 1, node_size: "small" });
     const baseline = { ...summarize(obs.select("baseline", since)), noticeDelayMs: clock.now() - (await readyAtOf(id)) };
     // The pure schedule function, as a cross-check of the polls (POST and kubeconfig excluded).
     const schedulePolls = pollInstants(durationMs).length;
-    return { provisionSeconds: P.longProvisionSeconds, clock: "injected (virtual)", withProgress, withoutProgress, baseline, schedulePolls };
+    return {
+      provisionSeconds: P.longProvisionSeconds,
+      clock: "injected (virtual)",
+      withProgress,
+      withoutProgress,
+      baseline,
+      schedulePolls,
+      tradeOff: scheduleTradeOff(pollInstants, DEFAULT_POLL_SCHEDULE, durationMs),
+    };
   } finally {
     progress.setProgressSink(undefined);
     cp.setProviderSettings(previous);
     obs.stop();
     await emu.close();
   }
+}
+
+/**
+ * What a status-blind schedule can promise. For polls at t1 < t2 < ..., a cluster that turns
+ * `running` just after t_i is seen at t_(i+1): the worst lateness for a wait of about t_i is
+ * t_(i+1) - t_i. Returns, for the provider's schedule and variants with a larger fraction, the
+ * polls a `durationMs` wait costs and the worst lateness as a share of the wait until noticed
+ * (t_(i+1), past 20 s where the 2 s floor stops mattering), plus the fewest polls ANY blind
+ * schedule needs to keep lateness within max(2 s, 10 % of the wait) for every wait up to
+ * `durationMs`.
+ */
+function scheduleTradeOff(pollInstants, base, durationMs) {
+  const variants = [base.fraction, 0.25, 0.5, 1].map((fraction) => {
+    const schedule = { ...base, fraction };
+    const t = pollInstants(durationMs, schedule);
+    let worst = 0;
+    for (let i = 0; i + 1 < t.length; i++) {
+      if (t[i] >= 20_000) worst = Math.max(worst, (t[i + 1] - t[i]) / t[i + 1]);
+    }
+    return { fraction, polls: t.length, calls: t.length + 2, worstLateShare: worst };
+  });
+  // Greedy is optimal: each next poll as late as the promise allows for a change just after the
+  // last one, i.e. t' - t <= max(2 s, 10 % of t', the whole wait until it is noticed).
+  let polls = 0;
+  for (let t = 0; t < durationMs; polls++) t = Math.max(t + 2_000, t / 0.9);
+  return { variants, minBlindPolls: polls, minBlindCalls: polls + 2 };
 }
 
 // ------------------------------------------------------------------------------------- fleet
@@ -210,10 +249,11 @@ async function benchFleet(binDir) {
   const obs = observeRequests(Number(new URL(emu.url).port), new Map([[provTok, "provider"], [baseTok, "baseline"]]));
   const project = createProject({
     binDir,
+    pkgDir: root,
     name: "cms-bench-fleet",
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok, CMS_BENCH_COUNT: String(N), CMS_BENCH_WORKERS: "1" },
   });
-  const poller = fixedPoller({ endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000 });
+  const poller = fixedPoller({ pkgDir: root, endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000 });
   const byPrefix = async (prefix) => (await emu.control.clusters()).filter((c) => c.name.startsWith(prefix));
   const cliOpts = { json: true, timeoutMs: P.commandTimeoutMs };
   const par = ["--parallel", String(P.parallel)];
@@ -353,6 +393,7 @@ const verdict = (ok) => (ok ? "met" : "**missed**");
 function report(r) {
   const out = [];
   const p = (s = "") => out.push(s);
+  p(`Code: ${r.code}.`);
   p(`Run: ${new Date().toISOString()}, ${os.cpus().length} cores, Node ${process.versions.node}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} at the end.`);
   p();
   if (r.single) {
@@ -367,6 +408,11 @@ function report(r) {
     p(`| \`running\` noticed after | ${secs(a.noticeDelayMs)} | ${secs(b.noticeDelayMs)} | ${ratio(a.noticeDelayMs, b.noticeDelayMs)} |`);
     p(`| 429 responses | ${a.r429} | ${b.r429} | |`);
     p(`| succeeded | ${a.ok ? "yes" : "no"} | ${b.ok ? "yes" : "no"} | |`);
+    p();
+    p(
+      `The fixed poller's delay depends on where \`running\` falls between its polls: they come every ${P.intervalSeconds} s from the POST, ` +
+        `so with a provisioning that is a multiple of ${P.intervalSeconds} s it polls just after; its worst case is ${P.intervalSeconds} s.`,
+    );
     p();
     p(`Goal: noticed within max(2 s, 10 % of the wait) = ${secs(allowed)}: ${verdict(a.noticeDelayMs !== undefined && a.noticeDelayMs <= allowed)} (${secs(a.noticeDelayMs)}).`);
     p();
@@ -386,6 +432,19 @@ function report(r) {
     p(`| \`running\` noticed after | ${secs(a.noticeDelayMs)} | ${secs(q.noticeDelayMs)} | ${secs(b.noticeDelayMs)} | |`);
     p();
     p(`Pure schedule function cross-check: \`pollInstants(${L.provisionSeconds * 1000})\` has ${L.schedulePolls} polls (+ POST + kubeconfig = ${L.schedulePolls + 2} calls).`);
+    p();
+    const T = L.tradeOff;
+    p(
+      `Why: a schedule that only sees the status cannot know when provisioning will end, so to notice within max(2 s, 10 % of the wait) for ` +
+        `every possible duration each poll must follow the previous one within max(2 s, 10 % of the time waited by then). The fewest polls that keep that promise ` +
+        `for every wait up to ${L.provisionSeconds / 60} minutes is ${T.minBlindPolls} (${T.minBlindCalls} calls with the POST and the kubeconfig), ` +
+        `so "at most 20 calls" and "within 10 %" cannot both hold for a blind schedule. Trade-off of the provider's schedule ` +
+        `(\`nextPollDelay\`: first poll at 1 s, then elapsed × fraction, 2–60 s), from \`pollInstants\`:`,
+    );
+    p();
+    p("| fraction | calls for the wait | worst lateness (share of the wait until noticed, waits > 20 s) |");
+    p("|---|---|---|");
+    for (const v of T.variants) p(`| ${v.fraction.toFixed(3)}${v.fraction === T.variants[0].fraction ? " (current)" : ""} | ${v.calls} | ${(100 * v.worstLateShare).toFixed(0)} % |`);
     p();
     p(
       `Goal: at most 20 calls: ${verdict(a.calls <= 20)} (${a.calls} with progress lines, ${q.calls} without); ` +
@@ -412,6 +471,7 @@ function report(r) {
     p(`| wall time ÷ floor | ${ratio(a.wallMs, F.floorMs)} | ${ratio(b.wallMs, F.floorMs)} | |`);
     p(`| first-to-last API call, summed over phases | ${secs(a.apiSpanMs)} | ${secs(b.apiSpanMs)} | |`);
     p(`| end state as declared | ${a.stateOk ? "yes" : "no"} | ${b.stateOk ? "yes" : "no"} | |`);
+    p(`| \`pulumi\` exit codes (create, scale, destroy) | ${F.phases.map((ph) => ph.provider.exitCode).join(", ")} | | |`);
     p();
     p("| phase | floor (min calls) | provider: wall, API span, calls, 429s, failed | baseline: wall, calls, 429s, failed |");
     p("|---|---|---|---|");
@@ -425,7 +485,7 @@ function report(r) {
     }
     p();
     p(
-      `Goals: 0 failures ${verdict(a.failedOps === 0 && a.stateOk)}; 0 responses 429 ${verdict(a.r429 === 0)} (${a.r429}); ` +
+      `Goals: 0 failures ${verdict(a.failedOps === 0 && a.stateOk && F.phases.every((ph) => ph.provider.exitCode === 0))}; 0 responses 429 ${verdict(a.r429 === 0)} (${a.r429}); ` +
         `wall time within 1.15 × floor ${verdict(a.wallMs <= 1.15 * F.floorMs)} (${ratio(a.wallMs, F.floorMs)} ×).`,
     );
     const errs = F.phases.flatMap((ph) => ph.provider.errors.map((e) => `${ph.name}: ${e}`));
@@ -464,9 +524,20 @@ const routes = (byRoute) =>
 
 // -------------------------------------------------------------------------------------- main
 
+/** The commit measured, and whether src/ differed from it when dist/ was copied. */
+function codeVersion() {
+  const git = (...args) => execFileSync("git", args, { cwd: new URL("..", import.meta.url), encoding: "utf8" }).trim();
+  try {
+    const dirty = git("status", "--porcelain", "--", "src") !== "";
+    return `commit ${git("rev-parse", "--short", "HEAD")}${dirty ? " with uncommitted changes in src/" : ""}`;
+  } catch {
+    return "unknown commit";
+  }
+}
+
 async function main() {
   log(`parameters: ${JSON.stringify(P)}`);
-  const results = { parameters: P };
+  const results = { parameters: P, code: codeVersion() };
   const needCli = P.parts.includes("single") || P.parts.includes("fleet");
   const binDir = needCli ? ensurePulumi() : undefined;
   if (P.parts.includes("single")) results.single = await benchSingle(binDir);
@@ -479,14 +550,19 @@ async function main() {
 // Bounded: every Pulumi command has its own timeout; this is the backstop for the whole run.
 const overall = setTimeout(() => {
   console.error("bench: overall time limit reached, stopping");
+  pkg.cleanup();
   process.exit(2);
 }, 4 * P.commandTimeoutMs + 30 * 60_000);
 overall.unref();
 
 main().then(
-  () => process.exit(0),
+  () => {
+    pkg.cleanup();
+    process.exit(0);
+  },
   (e) => {
     console.error(e);
+    pkg.cleanup();
     process.exit(1);
   },
 );
