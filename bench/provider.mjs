@@ -23,7 +23,8 @@
  * BENCH_SCALE_SECONDS (20), BENCH_DELETE_SECONDS (10), BENCH_LONG_PROVISION_SECONDS (600),
  * BENCH_RATE (100, the Community limit), BENCH_BASELINE_INTERVAL_SECONDS (10),
  * BENCH_PARALLEL (= BENCH_FLEET), BENCH_COMMAND_TIMEOUT_MINUTES (25: each Pulumi command is
- * interrupted after this), BENCH_JSON (write the raw results there).
+ * interrupted after this), BENCH_JSON (write the raw results there), BENCH_PACKAGE_DIR (measure
+ * the built package in that directory instead of this repository's dist/).
  * Quick check: BENCH_FLEET=10 BENCH_PROVISION_SECONDS=10 BENCH_SCALE_SECONDS=5 BENCH_DELETE_SECONDS=3 npm run bench
  */
 import { execFileSync } from "node:child_process";
@@ -37,7 +38,7 @@ import { allSettled, fixedPoller } from "./lib/baseline.mjs";
 
 const require = createRequire(import.meta.url);
 // Everything runs from a private copy of dist/ (see snapshotPackage).
-const pkg = snapshotPackage();
+const pkg = snapshotPackage(process.env.BENCH_PACKAGE_DIR || undefined);
 const root = pkg.dir;
 const { startEmulator, ManualClock } = require(`${root}/dist/emulator/index.js`);
 
@@ -526,6 +527,7 @@ const routes = (byRoute) =>
 
 /** The commit measured, and whether src/ differed from it when dist/ was copied. */
 function codeVersion() {
+  if (process.env.BENCH_PACKAGE_DIR) return `the package built in ${process.env.BENCH_PACKAGE_DIR}`;
   const git = (...args) => execFileSync("git", args, { cwd: new URL("..", import.meta.url), encoding: "utf8" }).trim();
   try {
     const dirty = git("status", "--porcelain", "--", "src") !== "";

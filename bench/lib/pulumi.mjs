@@ -6,13 +6,28 @@
  * host process it started.
  */
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nowMs } from "./observer.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/**
+ * A private copy of the built package (`dist/` and package.json, with the repository's
+ * node_modules linked), taken once at the start: teammates rebuild `dist/` while a benchmark
+ * of several minutes runs, and every part must measure the same code. `from` is the package to
+ * copy (default: this repository; BENCH_PACKAGE_DIR in bench/provider.mjs measures another build,
+ * e.g. an older commit extracted with `git archive` and built).
+ */
+export function snapshotPackage(from = root) {
+  const dir = mkdtempSync(join(tmpdir(), "pulumi-cms-bench-pkg-"));
+  cpSync(join(from, "dist"), join(dir, "dist"), { recursive: true });
+  cpSync(join(from, "package.json"), join(dir, "package.json"));
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 /** The bin directory of the pinned Pulumi CLI (last stdout line of scripts/ensure-pulumi). */
 export function ensurePulumi() {
@@ -38,7 +53,7 @@ exports.count = ids.length;
  * A temporary project and stack. `env` is the environment of every command (endpoint and token
  * of the emulator go in here: the provider reads CMS_ENDPOINT / CMS_TOKEN).
  */
-export function createProject({ binDir, name = "cms-bench", env = {} }) {
+export function createProject({ binDir, pkgDir = root, name = "cms-bench", env = {} }) {
   const dir = mkdtempSync(join(tmpdir(), "pulumi-cms-bench-"));
   const project = join(dir, "project");
   const backend = join(dir, "backend");
@@ -46,7 +61,7 @@ export function createProject({ binDir, name = "cms-bench", env = {} }) {
   for (const d of [project, backend, home]) mkdirSync(d, { recursive: true });
   writeFileSync(join(project, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\ndescription: pulumi-cms benchmark stack\n`);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }, null, 2));
-  writeFileSync(join(project, "index.js"), PROGRAM(join(root, "dist/index.js")));
+  writeFileSync(join(project, "index.js"), PROGRAM(join(pkgDir, "dist/index.js")));
   // The language host resolves @pulumi/pulumi from the project: share the repository's copy.
   symlinkSync(join(root, "node_modules"), join(project, "node_modules"), "dir");
   const baseEnv = {
