@@ -3,7 +3,7 @@
  * emulator state, the caller's token and already schema-checked input, and either returns
  * the response body or throws an {@link ApiError}. Nothing changes before every check passed.
  */
-import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, NodeSize, Phase } from "../../client/types";
+import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize, Phase } from "../../client/types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
 import { deleteCluster as startDelete, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
@@ -64,15 +64,8 @@ export function listClusterRecords(state: EmulatorState, p: Principal, q: ListQu
   return { items, total, page, per_page: perPage };
 }
 
-/** Validated body of POST /v1/clusters. */
-export interface CreateBody {
-  name: string;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  phase?: Phase;
-  infra_id?: string;
-}
+/** Validated body of POST /v1/clusters: the wire request, checked by the route schema. */
+export type CreateBody = CreateClusterRequest;
 
 /** POST /v1/clusters: a new cluster in `provisioning`. */
 export function createCluster(state: EmulatorState, p: Principal, body: CreateBody): ApiClusterSummary {
