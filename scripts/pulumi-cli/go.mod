@@ -1,17 +1,13 @@
 // Wrapper module used only by scripts/ensure-pulumi to build the Pulumi CLI
-// (and a Node.js language host) of one pinned release from Go modules.
+// of one pinned release from Go modules. (The Node.js language host is built
+// from its own wrapper module, language-host/, a nested module ignored here.)
 // github.com/pulumi/pulumi/pkg/v3 carries `replace` directives, so
 // `go install ...@version` refuses it; a main module of our own can build it.
 module pulumi-cms/pulumi-cli
 
 go 1.25.11
 
-require (
-	github.com/pulumi/pulumi/pkg/v3 v3.248.0
-	github.com/pulumi/pulumi/sdk/v3 v3.248.0
-	google.golang.org/grpc v1.81.1
-	google.golang.org/protobuf v1.36.11
-)
+require github.com/pulumi/pulumi/pkg/v3 v3.248.0
 
 require (
 	cel.dev/expr v0.25.1 // indirect
@@ -203,6 +199,7 @@ require (
 	github.com/pulumi/appdash v0.0.0-20231130102222-75f619a67231 // indirect
 	github.com/pulumi/esc v0.25.0 // indirect
 	github.com/pulumi/inflector v0.1.1 // indirect
+	github.com/pulumi/pulumi/sdk/v3 v3.248.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
@@ -274,11 +271,14 @@ require (
 	google.golang.org/genproto v0.0.0-20260316180232-0b37fe3546d5 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260622175928-b703f567277d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260622175928-b703f567277d // indirect
+	google.golang.org/grpc v1.81.1 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	lukechampine.com/frand v1.5.1 // indirect
 )
 
 // Non-local replace carried by pkg/go.mod of v3.248.0 (its other replace,
-// sdk/v3 => ../sdk, is local and is expressed by the sdk/v3 require above).
+// sdk/v3 => ../sdk, is local: pkg/v3 v3.248.0 requires sdk/v3 v3.248.0, which
+// is what gets selected, see the indirect require above).
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
