@@ -6,10 +6,8 @@
  * and in virtual time.
  */
 import { createRequire } from "node:module";
-import { root } from "./pulumi.mjs";
 
 const require = createRequire(import.meta.url);
-const { createClient, isNotFound } = require(`${root}/dist/client/index.js`);
 
 export const REAL_CLOCK = {
   now: () => Date.now(),
@@ -17,7 +15,8 @@ export const REAL_CLOCK = {
 };
 
 /** A fixed-interval poller over one endpoint + token. */
-export function fixedPoller({ endpoint, token, intervalMs = 10_000, clock = REAL_CLOCK, maxPolls = 400 }) {
+export function fixedPoller({ pkgDir, endpoint, token, intervalMs = 10_000, clock = REAL_CLOCK, maxPolls = 400 }) {
+  const { createClient, isNotFound } = require(`${pkgDir}/dist/client/index.js`);
   const client = createClient({ endpoint, token, limiter: false });
   const waitFor = async (id, done) => {
     for (let i = 0; i < maxPolls; i++) {
