@@ -318,8 +318,11 @@ export const clusterProvider = {
         last = await client.getCluster(id);
       }
       if (last.status !== "running") last = (await wait("running")) as ApiCluster;
-      const fresh = await client.getKubeconfig(id);
-      return { outs: toOutputs(last, news, chooseKubeconfig(olds.kubeconfig, fresh)) };
+      // Scaling or resizing does not change the credentials: keep the kubeconfig already in
+      // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
+      // the up after a create that failed before its kubeconfig was read.
+      const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
+      return { outs: toOutputs(last, news, kubeconfig) };
     } catch (e) {
       const why = safeMessage(e, secrets);
       if (isNotFoundError(e) || (e instanceof WaitError && e.reason === "gone")) {

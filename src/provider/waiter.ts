@@ -34,6 +34,26 @@ export function judgeStatus(status: string, target: WaitTarget): StatusVerdict {
   return "wait";
 }
 
+/** Shortest gap between two node lists made for progress lines. */
+export const MIN_NODE_LIST_GAP_MS = 5_000;
+/** Node lists for progress lines are at least this fraction of the time waited apart. */
+export const NODE_LIST_GAP_FRACTION = 0.3;
+
+/**
+ * Whether a poll should also list the nodes for its progress line. Pure.
+ *
+ * Progress is a courtesy and must not double the calls a wait spends: the first poll that does
+ * not reach the target lists the nodes, later ones only once max(5 s, 30 % of the time waited)
+ * has passed since the last list. The gaps grow with the wait like the poll schedule's, so a
+ * 10-minute provisioning spends about 18 node lists rather than one per poll; the lines in
+ * between repeat the last count seen.
+ */
+export function nodeListDue(lastListedAt: number | undefined, now: number, startedAt: number): boolean {
+  if (lastListedAt === undefined) return true;
+  const gap = Math.max(MIN_NODE_LIST_GAP_MS, NODE_LIST_GAP_FRACTION * (now - startedAt));
+  return now - lastListedAt >= gap;
+}
+
 /** Why a wait ended without reaching its target. */
 export type WaitFailure = "failed" | "timeout" | "gone";
 
@@ -86,8 +106,8 @@ export interface WaitOptions {
   /** Start of the operation (e.g. when the POST was sent); defaults to now. */
   startedAt?: number;
   /**
-   * Receives a progress line per poll. When set, nodes are listed on polls that did not reach
-   * the target (one extra call each), to say how many are ready.
+   * Receives a progress line per poll. When set, nodes are also listed, on the polls
+   * {@link nodeListDue} picks, to say how many are ready.
    */
   onProgress?: (line: string, cluster: ApiCluster | undefined, nodes: ApiNodeList | undefined) => void;
   /** List nodes for the progress line (default true); a deletion reports its status only. */
@@ -115,6 +135,8 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   let last: ApiCluster | undefined;
   let lastProblem: string | undefined;
   let polls = 0;
+  let nodes: ApiNodeList | undefined;
+  let nodesListedAt: number | undefined;
   // In real time, clusters of one endpoint + token waited on together share their polls: one
   // listing serves them all (shared-poll.ts). With an injected clock each polls on its own.
   const shared = clock === SYSTEM_CLOCK ? sharedPollerFor(options.client) : undefined;
@@ -165,9 +187,10 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
 
     const elapsed = clock.now() - start;
     if (options.onProgress) {
-      let nodes: ApiNodeList | undefined;
       // Not after a shared listing: one node list per cluster would undo what sharing saved.
-      if (cluster && options.countNodes !== false && !fromSharedRound) {
+      const listNow = clock.now();
+      if (cluster && options.countNodes !== false && !fromSharedRound && nodeListDue(nodesListedAt, listNow, start)) {
+        nodesListedAt = listNow;
         try {
           nodes = await options.client.listNodes(options.id);
         } catch {

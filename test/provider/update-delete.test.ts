@@ -34,6 +34,16 @@ describe("update", () => {
     const counts = await emu.control.requestCounts();
     expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(1);
     expect(counts["POST /v1/clusters"]).toBeUndefined();
+    // A scale does not change the credentials: the kubeconfig in state is kept, not re-read.
+    expect(counts["GET /v1/clusters/:cluster_id/kubeconfig"]).toBeUndefined();
+  });
+
+  it("reads the kubeconfig when state has none yet (a create that failed before reading it)", async () => {
+    const { id, news, outs } = await created("no-kubeconfig");
+    await emu.control.resetRequestCounts();
+    const res = await clusterProvider.update(id, { ...outs, kubeconfig: undefined }, { ...news, workers: 2 });
+    expect(res.outs.kubeconfig).toBe(outs.kubeconfig);
+    expect((await emu.control.requestCounts())["GET /v1/clusters/:cluster_id/kubeconfig"]).toBe(1);
   });
 
   it("changes the node size in place", async () => {

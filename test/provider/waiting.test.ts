@@ -7,7 +7,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
-import { waitForCluster, WaitError } from "../../src/provider/waiter";
+import { nodeListDue, waitForCluster, WaitError } from "../../src/provider/waiter";
 import { emulatorForProvider, inputs, rejection, virtualTime } from "./helpers";
 
 const time = virtualTime();
@@ -63,6 +63,39 @@ describe("adaptive waiting (virtual time, real HTTP)", () => {
     t = time.clock.now();
     await clusterProvider.delete(created.id, outs);
     expect(time.clock.now() - t).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it("progress lines list nodes on a widening schedule, not on every poll", async () => {
+    const client = createClient({ endpoint: emu.url, token: emu.token });
+    const summary = await client.createCluster({ name: "progress-economy", control_planes: 3, workers: 3, node_size: "small" });
+    await emu.control.resetRequestCounts();
+    const lines: string[] = [];
+    await waitForCluster({
+      client,
+      id: summary.id,
+      target: "running",
+      timeoutMs: 1_800_000,
+      clock: time.clock,
+      onProgress: (line) => lines.push(line),
+    });
+    const counts = await emu.control.requestCounts();
+    const polls = counts["GET /v1/clusters/:cluster_id"];
+    const nodeLists = counts["GET /v1/clusters/:cluster_id/nodes"];
+    expect(polls).toBeGreaterThan(30);
+    expect(nodeLists).toBeGreaterThanOrEqual(5);
+    expect(nodeLists).toBeLessThanOrEqual(20);
+    // Every poll that did not see running still printed a line, with a node count.
+    expect(lines.length).toBe(polls - 1);
+    expect(lines.every((l) => /^provisioning: \d+\/6 nodes ready/.test(l))).toBe(true);
+  });
+
+  it("node lists for progress are max(5 s, 30 % of the wait) apart", () => {
+    expect(nodeListDue(undefined, 1_000, 0)).toBe(true);
+    expect(nodeListDue(1_000, 5_999, 0)).toBe(false);
+    expect(nodeListDue(1_000, 6_000, 0)).toBe(true);
+    // At 100 s waited the gap is 30 s.
+    expect(nodeListDue(75_000, 100_000, 0)).toBe(false);
+    expect(nodeListDue(70_000, 100_000, 0)).toBe(true);
   });
 
   it("the waiter reports the last status when it times out", async () => {
