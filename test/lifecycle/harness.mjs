@@ -91,35 +91,51 @@ function hasAllBinaries(dir) {
 
 let pulumiPromise;
 
+/** Oldest CLI the suite runs with (the version of the @pulumi/pulumi npm SDK it uses). */
+export const MIN_PULUMI_VERSION = "3.248.0";
+
+function versionAtLeast(have, min) {
+  const a = have.replace(/^v/, "").split(/[.-]/).map(Number);
+  const b = min.split(".").map(Number);
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] || 0) !== b[i]) return (a[i] || 0) > b[i];
+  }
+  return true;
+}
+
 /**
- * Locate the Pulumi CLI: `pulumi` on PATH (its siblings beside it), else the bin directory that
- * scripts/ensure-pulumi filled (`npm run demo` and `.ci/run` fill it). Resolves to
- * `{ binDir, pulumi, version }`; rejects with a {@link PulumiNotFoundError} that says what to do.
- * Never builds anything.
+ * Locate the Pulumi CLI: `pulumi` on PATH (with its siblings beside it or on PATH), else the bin
+ * directory that scripts/ensure-pulumi filled (`npm run demo` and `.ci/run` fill it); either must
+ * be v3.248.0 or newer. Resolves to `{ binDir, pulumi, version }`; rejects with a
+ * {@link PulumiNotFoundError} that says what to do. Never builds anything.
  */
 export function findPulumi() {
   pulumiPromise ??= (async () => {
-    const onPath = whichOnPath("pulumi");
-    let binDir;
     const tried = [];
+    const candidates = [];
+    const onPath = whichOnPath("pulumi");
     if (onPath) {
       const dir = path.dirname(fs.realpathSync(onPath));
-      if (hasAllBinaries(dir)) binDir = dir;
-      else if (PULUMI_BINARIES.every((b) => whichOnPath(b))) binDir = path.dirname(onPath);
+      if (hasAllBinaries(dir)) candidates.push(dir);
+      else if (PULUMI_BINARIES.every((b) => whichOnPath(b))) candidates.push(path.dirname(onPath));
       else tried.push(`${onPath} has no pulumi-language-nodejs/pulumi-resource-pulumi-nodejs beside it or on PATH`);
     } else {
       tried.push("`pulumi` is not on PATH");
     }
-    if (!binDir) {
-      const cached = cachedPulumiBinDir();
-      if (hasAllBinaries(cached)) binDir = cached;
-      else tried.push(`the scripts/ensure-pulumi cache ${cached} is empty`);
+    const cached = cachedPulumiBinDir();
+    if (hasAllBinaries(cached)) candidates.push(cached);
+    else tried.push(`the scripts/ensure-pulumi cache ${cached} is empty`);
+
+    for (const binDir of candidates) {
+      const pulumi = path.join(binDir, "pulumi");
+      const res = await execFile(pulumi, ["version"], { env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" }, timeoutMs: 60_000 });
+      const version = res.stdout.trim().split("\n").pop() ?? "";
+      if (res.code !== 0) tried.push(`\`${pulumi} version\` failed: ${res.output.trim().slice(0, 200)}`);
+      else if (!/^v?\d+\.\d+\.\d+/.test(version) || !versionAtLeast(version, MIN_PULUMI_VERSION)) {
+        tried.push(`${pulumi} is ${version || "of unknown version"}, older than v${MIN_PULUMI_VERSION}`);
+      } else return { binDir, pulumi, version };
     }
-    if (!binDir) throw new PulumiNotFoundError(tried.join("; ") + ".");
-    const pulumi = path.join(binDir, "pulumi");
-    const res = await execFile(pulumi, ["version"], { env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" }, timeoutMs: 60_000 });
-    if (res.code !== 0) throw new PulumiNotFoundError(`${pulumi} version failed: ${res.output.trim()}`);
-    return { binDir, pulumi, version: res.stdout.trim().split("\n").pop() };
+    throw new PulumiNotFoundError(tried.join("; ") + ".");
   })();
   return pulumiPromise;
 }
