@@ -49,7 +49,7 @@ export function lifecycleSkipped() {
 export class PulumiNotFoundError extends Error {
   constructor(detail) {
     super(
-      `The lifecycle tests drive the real Pulumi CLI, and none was found: ${detail}\n` +
+      `The lifecycle tests drive the real Pulumi CLI, and no usable one was found: ${detail}\n` +
         "Put it on PATH (with pulumi-language-nodejs and pulumi-resource-pulumi-nodejs beside it), e.g.\n" +
         '    export PATH="$(scripts/ensure-pulumi | tail -n1):$PATH"\n' +
         "(scripts/ensure-pulumi builds Pulumi v3.248.0 from Go modules when needed: Go >= 1.25, 10-30 min cold).\n" +
