@@ -17,7 +17,7 @@ import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, t
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
-import { decideRetry, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
+import { decideRetry, isRateLimited, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
 import type {
   ApiCluster,
   ApiClusterList,
@@ -238,6 +238,7 @@ export class CmsClient {
     const fullPath = `/v1${path}`;
     let verifyPending = false;
     let sawUnknownOutcome = false;
+    let rateLimited = 0;
     const run = async (): Promise<T> => {
       if (verifyPending) {
         verifyPending = false;
@@ -269,6 +270,8 @@ export class CmsClient {
           const error = failure as unknown as Error & { attemptNumber: number };
           const input = retryInputOf(error, method, error.attemptNumber);
           if (!input) throw error;
+          if (isRateLimited(input)) rateLimited += 1;
+          input.backoffAttempt = Math.max(1, input.attempt - rateLimited);
           const decision = decideRetry(input, {
             retries: this.#options.retries,
             minRetryDelayMs: this.#options.minRetryDelayMs,

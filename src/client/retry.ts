@@ -19,6 +19,13 @@ export interface RetryInput {
   networkCode?: string;
   /** Number of the attempt that just failed, starting at 1. */
   attempt: number;
+  /**
+   * How many of the failures so far (this one included) were not rate limits; drives the
+   * exponential backoff, defaulting to `attempt`. A 429 says "wait for the window", not "the
+   * service is struggling", so a storm of them must not make a later 5xx wait as if it were the
+   * ninth failure in a row.
+   */
+  backoffAttempt?: number;
   /** Response headers with lower-case names. */
   headers?: HeaderBag;
 }
@@ -129,7 +136,8 @@ export function serverRequestedDelay(
   return undefined;
 }
 
-function isRateLimited(input: Pick<RetryInput, "status" | "code">): boolean {
+/** True when the failure is a rate limit (429 or an `error: "rate_limited"` body). */
+export function isRateLimited(input: Pick<RetryInput, "status" | "code">): boolean {
   return input.status === 429 || input.code === "rate_limited";
 }
 
@@ -192,7 +200,7 @@ export function decideRetry(input: RetryInput, options: Partial<RetryPolicy> = {
     const delayMs = Math.min(server.delayMs, policy.maxServerDelayMs);
     return { retry: true, delayMs, reason: `${what} (waiting per ${server.source})`, verifyBeforeResend: verify };
   }
-  const delayMs = backoffDelay(input.attempt, policy);
+  const delayMs = backoffDelay(input.backoffAttempt ?? input.attempt, policy);
   return { retry: true, delayMs, reason: `${what} (exponential backoff)`, verifyBeforeResend: verify };
 }
 

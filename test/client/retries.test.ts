@@ -53,6 +53,17 @@ describe("idempotent requests are retried", () => {
     expect(c.retries.every((r) => r.reason.includes("Retry-After"))).toBe(true);
   });
 
+  it("a 5xx right after a 429 storm backs off as a first failure, not as the third", async () => {
+    await emu.control.injectFault({ kind: "rate_limit", method: "GET", path: "/v1/clusters", count: 2, retryAfterSeconds: 1 });
+    await emu.control.injectFault({ kind: "status", status: 500, method: "GET", path: "/v1/clusters", count: 1 });
+    const c = client(emu, { limiter: false, minRetryDelayMs: 100, maxRetryDelayMs: 10_000 });
+    expect((await c.listClusters()).items).toEqual([]);
+    expect(await count(LIST)).toBe(4);
+    expect(c.retries.map((r) => r.reason.split(" ")[0])).toEqual(["rate", "rate", "status"]);
+    // Backoff of a first failure is at most minRetryDelayMs; as the third it would be 200-400 ms.
+    expect(c.retries[2].delayMs).toBeLessThanOrEqual(100);
+  });
+
   it("recovers dropped connections on GET", async () => {
     await emu.control.injectFault({ kind: "drop", method: "GET", path: "/v1/clusters", count: 2 });
     const c = client(emu);

@@ -113,6 +113,14 @@ describe("decideRetry: how long to wait", () => {
     expect(d.reason).toContain("backoff");
   });
 
+  it("backs off by the failures that were not rate limits (backoffAttempt), not by the attempt number", () => {
+    const afterStorm = decideRetry({ method: "GET", status: 500, attempt: 5, backoffAttempt: 1 }, policy);
+    const asFifth = decideRetry({ method: "GET", status: 500, attempt: 5 }, policy);
+    expect(afterStorm.delayMs).toBe(backoffDelay(1, { minRetryDelayMs: 100, maxRetryDelayMs: 1000, random: () => 0.5 }));
+    expect(asFifth.delayMs).toBe(backoffDelay(5, { minRetryDelayMs: 100, maxRetryDelayMs: 1000, random: () => 0.5 }));
+    expect(afterStorm.delayMs).toBeLessThan(asFifth.delayMs);
+  });
+
   it("ignores X-RateLimit-Reset on a 5xx (sent on every response; waiting a window for a 500 would stall)", () => {
     const d = decideRetry({ method: "GET", status: 500, attempt: 1, headers: { "x-ratelimit-reset": String(NOW / 1000 + 50) } }, policy);
     expect(d.delayMs).toBeLessThanOrEqual(100);
