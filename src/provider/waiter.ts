@@ -45,7 +45,7 @@ export const NODE_LIST_GAP_FRACTION = 0.3;
  * Progress is a courtesy and must not double the calls a wait spends: the first poll that does
  * not reach the target lists the nodes, later ones only once max(5 s, 30 % of the time waited)
  * has passed since the last list. The gaps grow with the wait like the poll schedule's, so a
- * 10-minute provisioning spends about 18 node lists rather than one per poll; the lines in
+ * 10-minute provisioning spends about 12 node lists rather than one per poll; the lines in
  * between repeat the last count seen.
  */
 export function nodeListDue(lastListedAt: number | undefined, now: number, startedAt: number): boolean {
