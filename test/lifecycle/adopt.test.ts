@@ -17,6 +17,7 @@ import {
   startLifecycleEmulator,
   type LifecycleEmulator,
   type PulumiProject,
+  teardown,
 } from "./harness.mjs";
 
 const STEP_TIMEOUT = 5 * 60_000;
@@ -50,14 +51,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle adopt: Cluster.get and the import
     });
   }, STEP_TIMEOUT);
 
-  afterAll(async () => {
-    for (const p of [getter, importer]) {
-      if (!p) continue;
-      await p.destroy([], { allowFailure: true });
-      await p.dispose();
-    }
-    await emu?.close();
-  }, STEP_TIMEOUT);
+  afterAll(() => teardown([getter, importer], emu), STEP_TIMEOUT);
 
   it("7a. Cluster.get reads the existing cluster; destroy leaves it in place", async () => {
     await emu.control.resetRequestCounts();

@@ -5,7 +5,7 @@
  * and the message when neither is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProject, findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject } from "./harness.mjs";
+import { createProject, findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject, teardown } from "./harness.mjs";
 
 const STEP_TIMEOUT = 5 * 60_000;
 
@@ -21,14 +21,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
     unset = await createProject({ name: "cms-lc-unset" });
   }, STEP_TIMEOUT);
 
-  afterAll(async () => {
-    for (const p of [fromEnv, unset]) {
-      if (!p) continue;
-      await p.destroy([], { allowFailure: true });
-      await p.dispose();
-    }
-    await emu?.close();
-  }, STEP_TIMEOUT);
+  afterAll(() => teardown([fromEnv, unset], emu), STEP_TIMEOUT);
 
   it("CMS_ENDPOINT / CMS_TOKEN in the environment reach the provider when the stack has no cms config", async () => {
     const config = (await fromEnv.run(["config", "--json"])).stdout;

@@ -20,6 +20,7 @@ import {
   startLifecycleEmulator,
   type LifecycleEmulator,
   type PulumiProject,
+  teardown,
 } from "./harness.mjs";
 
 const STEP_TIMEOUT = 5 * 60_000;
@@ -40,14 +41,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle failures: real pulumi CLI against
     auto = await createProject({ ...common, name: "cms-lc-failures-auto" });
   }, STEP_TIMEOUT);
 
-  afterAll(async () => {
-    for (const p of [named, auto]) {
-      if (!p) continue;
-      await p.destroy([], { allowFailure: true });
-      await p.dispose();
-    }
-    await emu?.close();
-  }, STEP_TIMEOUT);
+  afterAll(() => teardown([named, auto], emu), STEP_TIMEOUT);
 
   it("8a. create ends in error: kept in state; the next up replaces it, deleting the broken cluster first (explicit name)", async () => {
     await emu.control.failNext("create");

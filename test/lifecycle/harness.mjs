@@ -551,3 +551,17 @@ export async function eventually(fn, { timeoutMs = 30_000, intervalMs = 100, wha
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Tear down after a suite, even one whose steps failed: destroy what each project's stack still
+ * has (failures tolerated), remove the projects, then stop the emulator. Undefined entries (a
+ * `beforeAll` that failed half-way) are skipped.
+ */
+export async function teardown(projects, emulator) {
+  for (const p of projects) {
+    if (!p) continue;
+    await p.destroy([], { allowFailure: true });
+    await p.dispose();
+  }
+  await emulator?.close();
+}
