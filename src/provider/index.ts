@@ -62,4 +62,4 @@ export { waitForCluster, judgeStatus, WaitError, SYSTEM_CLOCK, type Clock, type 
 export { progressLine } from "./progress-line";
 export { setProgressSink, progressSink, engineAddressFromHost, NO_PROGRESS, type ProgressSink } from "./progress";
 export { UNKNOWN, isUnknown, containsUnknown } from "./unknown";
-export type { ClusterInputs, ClusterOutputs, ConnectionInputs, HiddenInputs } from "./types";
+export type { ClusterAttributes, ClusterInputs, ClusterOutputs, ConnectionInputs, HiddenInputs } from "./types";

@@ -12,36 +12,12 @@ import type {
   UpdateClusterRequest,
 } from "../client/types";
 import { stripUndefined } from "./check";
-import type { ClusterInputs, ClusterOutputs } from "./types";
+import type { ClusterAttributes, ClusterInputs, ClusterOutputs } from "./types";
 
 /** A cluster as the functions return it (camelCase copy of the API object). */
-export interface ClusterInfo {
+export interface ClusterInfo extends ClusterAttributes {
   /** Cluster id, `cls_...`. */
   id: string;
-  /** Cluster name. */
-  name: string;
-  /** provisioning, running, scaling, upgrading, error or deleting. */
-  status: string;
-  /** managed, onpremise or baremetal. */
-  phase: Phase;
-  /** Number of control planes (1 or 3). */
-  controlPlanes: number;
-  /** Number of workers. */
-  workers: number;
-  /** Size of every node. */
-  nodeSize: NodeSize;
-  /** Total node count (absent in the abbreviated create response). */
-  nodeCount?: number;
-  /** Kubernetes API server URL, `https://<host>:<port>`. */
-  endpoint?: string;
-  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
-  kubernetesVersion?: string;
-  /** Creation time, ISO 8601 UTC. */
-  createdAt?: string;
-  /** Last change, ISO 8601 UTC. */
-  updatedAt?: string;
-  /** Target infrastructure, when the API reports one. */
-  infraId?: string;
 }
 
 /** A node as the functions return it. */
@@ -144,20 +120,11 @@ export function toOutputs(
   carried: Partial<ClusterInputs | ClusterOutputs>,
   kubeconfig: string | undefined,
 ): ClusterOutputs {
-  const info = toClusterInfo(cluster);
+  // The id is the resource's id, not an output property.
+  const { id: _id, ...attributes } = toClusterInfo(cluster);
   const out: Record<string, unknown> = {
-    name: info.name,
-    status: info.status,
-    phase: info.phase,
-    controlPlanes: info.controlPlanes,
-    workers: info.workers,
-    nodeSize: info.nodeSize,
-    nodeCount: info.nodeCount,
-    endpoint: info.endpoint,
-    kubernetesVersion: info.kubernetesVersion,
-    createdAt: info.createdAt,
-    updatedAt: info.updatedAt,
-    infraId: info.infraId ?? (carried.infraId || undefined),
+    ...attributes,
+    infraId: attributes.infraId ?? (carried.infraId || undefined),
     kubeconfig,
   };
   for (const k of CARRIED) out[k] = (carried as Record<string, unknown>)[k];

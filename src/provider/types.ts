@@ -48,32 +48,39 @@ export interface ClusterInputs extends HiddenInputs {
   __provider?: string;
 }
 
-/** Outputs (state) of a Cluster: what read/update/delete receive as `olds`/`props`. */
-export interface ClusterOutputs extends HiddenInputs {
+/**
+ * What the service reports about a cluster, in camelCase: the fields shared by the Cluster's
+ * outputs and the function results (`ClusterInfo`). One list, so the two cannot drift apart.
+ */
+export interface ClusterAttributes {
   /** Cluster name. */
   name: string;
-  /** Last status seen. */
+  /** provisioning, running, scaling, upgrading, error or deleting (as last seen). */
   status: string;
   /** managed, onpremise or baremetal. */
   phase: Phase;
-  /** Number of control planes. */
+  /** Number of control planes (1 or 3). */
   controlPlanes: number;
   /** Number of workers (actual, after a refresh). */
   workers: number;
-  /** Node size (actual, after a refresh). */
+  /** Size of every node (actual, after a refresh). */
   nodeSize: NodeSize;
-  /** Total node count. */
+  /** Total node count (absent in the abbreviated create response). */
   nodeCount?: number;
-  /** Kubernetes API server URL. */
+  /** Kubernetes API server URL, `https://<host>:<port>`. */
   endpoint?: string;
-  /** Kubernetes version. */
+  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
   kubernetesVersion?: string;
-  /** Creation time. */
+  /** Creation time, ISO 8601 UTC. */
   createdAt?: string;
-  /** Last change. */
+  /** Last change, ISO 8601 UTC. */
   updatedAt?: string;
-  /** Target infrastructure (from the API, else from the inputs). */
+  /** Target infrastructure (from the API; in the outputs, else from the inputs). */
   infraId?: string;
+}
+
+/** Outputs (state) of a Cluster: what read/update/delete receive as `olds`/`props`. */
+export interface ClusterOutputs extends HiddenInputs, ClusterAttributes {
   /** Kubeconfig YAML; marked secret through `additionalSecretOutputs`. */
   kubeconfig?: string;
   /** Echo of the explicit connection, so read and delete can reach the service. Secret token. */
