@@ -56,7 +56,7 @@ interface Recovered<T> {
 
 interface RetryHooks<T> {
   /** Before re-sending a request whose outcome is unknown: did the first attempt take effect? */
-  verify?: () => Promise<Recovered<T> | undefined>;
+  verify?: (error: unknown) => Promise<Recovered<T> | undefined>;
   /** A re-sent request failed after an earlier attempt's outcome was unknown: was it done after all? */
   afterUnknownOutcome?: (error: ApiError) => Promise<Recovered<T> | undefined>;
 }
@@ -141,18 +141,27 @@ export class CmsClient {
    * `POST /v1/clusters`. Safe against a lost reply: if the request may have been processed but no
    * answer came back (connection dropped, timeout, 500/502/504), it is not re-sent blindly; the
    * clusters are listed first and one with this exact name and shape, created after the request
-   * started, is returned instead of creating a duplicate. A 429 or 503 (refused before
-   * processing) is simply re-sent after the requested wait.
+   * started, is returned instead of creating a duplicate. When no reply came at all, the server
+   * may still be working on the request, so the listing is repeated for up to `settleWindowMs`
+   * before the POST is sent again. A 429 or 503 (refused before processing) is simply re-sent
+   * after the requested wait.
    */
   async createCluster(body: CreateClusterRequest): Promise<ApiClusterSummary> {
     const startedLocal = Date.now();
     const res = await this.#withRetry<Exchange | ApiCluster>("POST", "/clusters", () => this.#exchange({ method: "POST", path: "/clusters", body }), {
-      verify: async () => {
-        const all = await this.listAllClusters();
-        // Compute the start on the server's clock only now: the list's Date headers have just
-        // refreshed our estimate of the skew.
-        const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
-        return found ? { value: found } : undefined;
+      verify: async (error) => {
+        // A status reply means the server is done with the request; silence means it may not be.
+        const settleUntil = Date.now() + (error instanceof NetworkError ? this.#options.settleWindowMs : 0);
+        for (;;) {
+          const all = await this.listAllClusters();
+          // Compute the start on the server's clock only now: the list's Date headers have just
+          // refreshed our estimate of the skew.
+          const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
+          if (found) return { value: found };
+          const left = settleUntil - Date.now();
+          if (left <= 0) return undefined;
+          await sleep(Math.min(left, 1_000));
+        }
       },
     });
     const created = isExchange(res) ? this.#json<ApiClusterSummary>(res, "POST", "/clusters") : res;
@@ -237,6 +246,7 @@ export class CmsClient {
   async #withRetry<T>(method: string, path: string, attempt: () => Promise<T>, hooks: RetryHooks<T>): Promise<T> {
     const fullPath = `/v1${path}`;
     let verifyPending = false;
+    let lastError: unknown;
     let sawUnknownOutcome = false;
     let rateLimited = 0;
     const run = async (): Promise<T> => {
@@ -244,7 +254,7 @@ export class CmsClient {
         verifyPending = false;
         // Errors of the lookup are about other requests: stop here rather than feed them to the
         // POST's retry decision.
-        const found = await hooks.verify!().catch((e: unknown) => {
+        const found = await hooks.verify!(lastError).catch((e: unknown) => {
           throw new pRetry.AbortError(asError(e));
         });
         if (found) return found.value;
@@ -282,6 +292,7 @@ export class CmsClient {
           if (decision.verifyBeforeResend) {
             if (!hooks.verify) throw error;
             verifyPending = true;
+            lastError = error;
           }
           if (outcomeUnknown(input)) sawUnknownOutcome = true;
           try {

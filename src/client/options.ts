@@ -25,6 +25,12 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of a retryable failure. Default 8. */
   retries?: number;
+  /**
+   * After a POST that got no reply at all (timeout, reset connection), how long to keep looking
+   * for the cluster it may still be creating before sending it again. A server that was too slow
+   * to answer may still be working on the request. Default 30 000 (one request timeout).
+   */
+  settleWindowMs?: number;
   /** First backoff step. Default 500. */
   minRetryDelayMs?: number;
   /** Backoff cap. Default 30 000. Waits the server asks for (Retry-After) are not capped by it. */
@@ -46,6 +52,7 @@ export interface ResolvedClientOptions {
   token: string;
   timeoutMs: number;
   retries: number;
+  settleWindowMs: number;
   minRetryDelayMs: number;
   maxRetryDelayMs: number;
   userAgent: string;
@@ -57,6 +64,7 @@ export interface ResolvedClientOptions {
 export const DEFAULT_CLIENT_OPTIONS = {
   timeoutMs: 30_000,
   retries: 8,
+  settleWindowMs: 30_000,
   minRetryDelayMs: 500,
   maxRetryDelayMs: 30_000,
   userAgent: DEFAULT_USER_AGENT,
@@ -114,6 +122,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     token,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs, DEFAULT_CLIENT_OPTIONS.timeoutMs),
     retries: Math.floor(nonNegative("retries", options.retries, DEFAULT_CLIENT_OPTIONS.retries)),
+    settleWindowMs: nonNegative("settleWindowMs", options.settleWindowMs, DEFAULT_CLIENT_OPTIONS.settleWindowMs),
     minRetryDelayMs,
     maxRetryDelayMs,
     userAgent: options.userAgent || DEFAULT_CLIENT_OPTIONS.userAgent,

@@ -38,6 +38,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The authenticated token of a `/v1` request. */
     principal: Principal | null;
+    /** Delay from latency faults, served after the body is read and before the handler runs. */
+    faultLatencyMs: number;
   }
   interface FastifyContextConfig {
     /** Permission a `/v1` route needs, and the action named in 403 messages. */
@@ -87,6 +89,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     },
   });
   app.decorateRequest("principal", null);
+  app.decorateRequest("faultLatencyMs", 0);
 
   // Bodies are parsed as JSON whatever their Content-Type, so `curl -d '{...}'` works.
   app.removeAllContentTypeParsers();
@@ -107,8 +110,11 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     state.count(`${req.method} ${route ?? "(unmatched)"}`);
     if (!state.faults.empty) {
       const outcome = state.faults.take(req.method, path, route);
-      if (outcome.latencyMs > 0) await sleep(outcome.latencyMs);
-      if (outcome.fault) return answerFault(outcome.fault, req, reply);
+      if (outcome.fault) {
+        if (outcome.latencyMs > 0) await sleep(outcome.latencyMs);
+        return answerFault(outcome.fault, req, reply);
+      }
+      req.faultLatencyMs = outcome.latencyMs;
     }
     const { permission, allow } = req.routeOptions.config ?? {};
     const now = state.now();
@@ -131,6 +137,13 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     requirePermission(principal, permission, req.routeOptions.config.action ?? "this action");
     if (req.routeOptions.config.globalScope) requireCreateScope(principal);
     req.principal = principal;
+  });
+
+  // A slow service is slow at the work, not at reading the request: the delay comes once the body
+  // is in, so the operation happens even when the client has stopped waiting for the answer
+  // (which is how a lost reply of a slow create looks to a client).
+  app.addHook("preHandler", async (req) => {
+    if (req.faultLatencyMs > 0) await sleep(req.faultLatencyMs);
   });
 
   function answerFault(f: Fault, req: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {

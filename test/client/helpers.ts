@@ -18,6 +18,7 @@ export function client(emu: RunningEmulator, over: Partial<ClientOptions> = {}):
     token: emu.token,
     minRetryDelayMs: 10,
     maxRetryDelayMs: 50,
+    settleWindowMs: 200,
     onRetry: (info) => retries.push(info),
     ...over,
   });

@@ -148,8 +148,31 @@ describe("creating a cluster never duplicates it", () => {
     const all = await emu.control.clusters();
     expect(all.map((x) => x.id)).toEqual([created.id]);
     expect(await count(CREATE)).toBe(2);
-    expect(await count(LIST)).toBe(1);
+    // No reply at all: it looked for the settle window (200 ms in these tests) before re-sending.
+    expect(await count(LIST)).toBeGreaterThanOrEqual(2);
     expect(c.retries[0]!.reason).toMatch(/^no response/);
+  });
+
+  it("no reply because the server is still working on it: keeps looking, finds it, never re-sends", async () => {
+    // The emulator holds the POST for 1.5 s before creating the cluster; the client gives up on
+    // the reply after 300 ms. A lookup right away finds nothing, yet the cluster is on its way.
+    await emu.control.injectFault({ kind: "latency", latencyMs: 1_500, method: "POST", path: "/v1/clusters", count: 1 });
+    const c = client(emu, { timeoutMs: 300, settleWindowMs: 5_000 });
+    const created = await c.createCluster({ name: "slow-server", ...SMALL });
+    const all = await emu.control.clusters();
+    expect(all.map((x) => x.id)).toEqual([created.id]);
+    expect(await count(CREATE)).toBe(1);
+    expect(await count(LIST)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("no reply and nothing appears within the settle window: the POST is sent again once", async () => {
+    await emu.control.injectFault({ kind: "drop", method: "POST", path: "/v1/clusters", count: 1 });
+    const c = client(emu, { settleWindowMs: 600 });
+    const started = Date.now();
+    const created = await c.createCluster({ name: "settled", ...SMALL });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+    expect((await emu.control.clusters()).map((x) => x.id)).toEqual([created.id]);
+    expect(await count(CREATE)).toBe(2);
   });
 
   it("processed but the reply was lost: finds the created cluster, does not re-send", async () => {

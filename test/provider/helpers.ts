@@ -17,7 +17,7 @@ export async function emulatorForProvider(
   const emu = await startEmulator({ port: 0, ...FAST, ...options });
   setProviderSettings({
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
-    clientOptions: { minRetryDelayMs: 10, maxRetryDelayMs: 100 },
+    clientOptions: { minRetryDelayMs: 10, maxRetryDelayMs: 100, settleWindowMs: 200 },
     ...extra,
   });
   return emu;
