@@ -85,6 +85,20 @@ export function kubernetesProvider(
 }
 
 /**
+ * The kubeconfig text, or an error: an undefined or empty kubeconfig would make
+ * `@pulumi/kubernetes` fall back to `KUBECONFIG` or `~/.kube/config`, and deploy to whatever
+ * cluster that names. Applied to the cluster's kubeconfig output by {@link kubernetesProviderArgs}.
+ * @internal
+ */
+export function requireKubeconfig(text: unknown, id: string): string {
+  if (typeof text === "string" && text.trim() !== "") return text;
+  throw new Error(
+    `kubernetesProvider: cluster ${id} has no kubeconfig, so no provider is made for it ` +
+      "(@pulumi/kubernetes would fall back to the ambient ~/.kube/config). Check that the cluster exists and is running.",
+  );
+}
+
+/**
  * The arguments {@link kubernetesProvider} gives `k8s.Provider`: the defaults applied, the
  * cluster's kubeconfig as a secret. Exposed for tests and for callers that build the provider
  * themselves.
@@ -99,7 +113,7 @@ export function kubernetesProviderArgs(
   }
   const args: Record<string, unknown> = {
     ...extra,
-    kubeconfig: pulumi.secret(cluster.kubeconfig),
+    kubeconfig: pulumi.secret(pulumi.all([cluster.id, cluster.kubeconfig]).apply(([id, text]) => requireKubeconfig(text, id))),
     clusterIdentifier: options.clusterIdentifier ?? extra.clusterIdentifier ?? cluster.id,
     enableServerSideApply: options.enableServerSideApply ?? extra.enableServerSideApply ?? true,
   };

@@ -3,7 +3,7 @@
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
 import { NODE_SIZES, PHASES } from "../client/types";
-import { autoName, nameProblem, resourceNameFromUrn } from "./naming";
+import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn } from "./naming";
 import { validateTimeouts } from "./timeouts";
 import { isUnknown } from "./unknown";
 
@@ -25,8 +25,13 @@ export interface CheckClusterResult {
 
 /** Options of {@link checkCluster}. */
 export interface CheckOptions {
-  /** Random integer in [0, max); injectable so auto-names are predictable in tests. */
+  /** Random integer in [0, max) for the auto-name of inputs without a URN; injectable for tests. */
   random?: (max: number) => number;
+  /**
+   * Auto-name generation of a new name (see `naming.ts`): 0 for a first create, the next one for
+   * a replacement that needs a fresh name. Default 0.
+   */
+  generation?: number;
 }
 
 /** Default phase when the program leaves it out (the API's default too). */
@@ -36,8 +41,8 @@ export const DEFAULT_PHASE = "managed";
  * Validate and complete Cluster inputs.
  *
  * - Values that are unknown during a preview are not judged (they are checked again at `up`).
- * - Without a `name`, the cluster is auto-named from the resource name; a previous auto-name
- *   (from `olds`) is kept, so repeated previews and updates see the same name.
+ * - Without a `name`, the cluster is auto-named from its URN and `options.generation`; a
+ *   previous auto-name (from `olds`) is kept, so repeated previews and updates see the same name.
  * - `phase` defaults to `managed`; `infraId` is required for any other phase.
  *
  * @param olds the previous inputs (empty on first create and on a replacement's re-check)
@@ -59,7 +64,9 @@ export function checkCluster(
     inputs.name =
       typeof previous === "string" && nameProblem(previous) === undefined
         ? previous
-        : autoName(resourceNameFromUrn(news.__urn) ?? "cluster", options.random);
+        : typeof news.__urn === "string" && resourceNameFromUrn(news.__urn) !== undefined
+          ? derivedAutoName(news.__urn, options.generation ?? 0)
+          : autoName("cluster", options.random);
     inputs.__autonamed = true;
   } else {
     delete inputs.__autonamed;

@@ -10,18 +10,14 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type ClientOptions, type CmsClient } from "../client";
 import type { ApiCluster, ApiClusterSummary } from "../client/types";
 import { checkCluster } from "./check";
-import {
-  CONFIG_ENDPOINT_KEY,
-  CONFIG_TOKEN_KEY,
-  connectionFromPulumiConfigEnv,
-  dropEmpty,
-  resolveConnection,
-  type Connection,
-} from "./connection";
+import { adoptImported, findLeftover, StateMemory } from "./adoption";
+import { CONFIG_ENDPOINT_KEY, CONFIG_TOKEN_KEY, dropEmpty, resolveConnection, type Connection } from "./connection";
 import { diffCluster } from "./diff";
 import { ClusterInitError, isConflictError, isNotFoundError, safeMessage, statusOf } from "./errors";
+import { startEngineWatchdog } from "./engine-watchdog";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
+import { nextAutoNameGeneration } from "./naming";
 import { progressSink } from "./progress";
 import type { PollSchedule } from "./schedule";
 import { resolveTimeouts } from "./timeouts";
@@ -43,6 +39,11 @@ export interface ProviderSettings {
 let settings: ProviderSettings = {};
 /** Connection settings from the stack configuration, stored by `configure` in the host process. */
 let configured: ConnectionInputs = {};
+/** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
+const stateMemory = new StateMemory();
+
+// Inside the dynamic-provider host: exit when the engine that started us is gone (a killed job).
+startEngineWatchdog();
 
 /** Replace the {@link ProviderSettings}. Returns the previous ones so tests can restore them. */
 export function setProviderSettings(next: ProviderSettings): ProviderSettings {
@@ -70,38 +71,68 @@ function connect(explicit: ConnectionInputs | undefined): { client: CmsClient; c
 }
 
 /**
- * The token to try when the connection stored in the state is refused: a stored explicit token
- * goes stale when it is rotated, because changing only `connection` is no change (no update
- * rewrites the outputs), while `refresh` and `destroy` only see the outputs. The stack config or
- * environment token, when set and different, is the current one. The endpoint is never swapped:
- * another service would answer 404 for the id, which would read as "deleted".
+ * Tokens to try, in order, when the one in use is refused during `refresh` or `destroy`. Both run
+ * with connection settings that can be out of date:
+ * - a stored explicit token goes stale when it is rotated, because changing only `connection` is
+ *   no change (no update rewrites the outputs), while `refresh` and `destroy` only see outputs;
+ * - the engine configures the provider for `refresh` and `destroy` from the stack configuration
+ *   recorded by the last `up`, so a token rotated with `pulumi config set` arrives only with the
+ *   next `up` (or with `--run-program`).
+ * Each source after the one in use (stack config, then `CMS_TOKEN`) that holds a different token
+ * may be the current one. The endpoint is never swapped: another service would answer 404 for
+ * the id, which would read as "deleted".
  */
-function alternativeToken(explicit: ConnectionInputs | undefined, used: string): string | undefined {
-  if (!dropEmpty(explicit ?? {}).token) return undefined;
+function alternativeTokens(explicit: ConnectionInputs | undefined, used: string): string[] {
   const env = settings.env ?? process.env;
-  const candidate = [configured.token, env.CMS_TOKEN].find((t) => typeof t === "string" && t.trim() !== "");
-  return candidate && candidate.trim() !== used ? candidate.trim() : undefined;
+  const later = dropEmpty(explicit ?? {}).token ? [configured.token, env.CMS_TOKEN] : [env.CMS_TOKEN];
+  const out: string[] = [];
+  for (const t of later) {
+    const token = typeof t === "string" ? t.trim() : "";
+    if (token !== "" && token !== used && !out.includes(token)) out.push(token);
+  }
+  return out;
 }
 
+/** What a refused token during refresh or destroy means, and the commands that work. */
+const STALE_TOKEN_HINT =
+  "If you rotated the token: `pulumi refresh` and `pulumi destroy` use the stack configuration recorded by the last `pulumi up`, " +
+  "so run them with `--run-program` (which reads the current `cms:token`), or set `CMS_TOKEN` to the new token, or run `pulumi up` first.";
+
 /**
- * Connect for an operation on an existing cluster (read, delete). When a stale stored token could
- * be the problem (see {@link alternativeToken}), probe once with GET and switch tokens on a 401.
+ * Connect for an operation on an existing cluster (read, delete). When the token in use is
+ * refused (401), try the later sources' tokens (see {@link alternativeTokens}), probing each once
+ * with GET; the first that is not refused is used.
  */
 async function connectExisting(
   explicit: ConnectionInputs | undefined,
   id: string,
 ): Promise<{ client: CmsClient; connection: Connection }> {
   const primary = connect(explicit);
-  const alternative = alternativeToken(explicit, primary.connection.token);
-  if (!alternative) return primary;
+  const alternatives = alternativeTokens(explicit, primary.connection.token);
+  if (alternatives.length === 0) return primary;
   try {
     await primary.client.getCluster(id);
     return primary;
   } catch (e) {
     if (statusOf(e) !== 401) return primary; // the real call will report it
-    const connection = { endpoint: primary.connection.endpoint, token: alternative };
-    return { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
   }
+  for (const token of alternatives) {
+    const connection = { endpoint: primary.connection.endpoint, token };
+    const candidate = { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
+    try {
+      await candidate.client.getCluster(id);
+      return candidate;
+    } catch (e) {
+      if (statusOf(e) !== 401) return candidate;
+    }
+  }
+  return primary;
+}
+
+/** The message of a refresh or destroy failure, with the stale-token hint after a 401. */
+function existingFailure(what: string, e: unknown, secrets: string[]): string {
+  const hint = statusOf(e) === 401 ? ` ${STALE_TOKEN_HINT}` : "";
+  return `${what}: ${safeMessage(e, secrets)}${hint}`;
 }
 
 /** A progress callback for the resource's URN, or undefined when nobody is watching. */
@@ -156,21 +187,32 @@ export const clusterProvider = {
    * serialized provider never holds them).
    */
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    const fromConfig = dropEmpty({
+    configured = dropEmpty({
       endpoint: req.config.get(CONFIG_ENDPOINT_KEY),
       token: req.config.get(CONFIG_TOKEN_KEY),
     });
-    // Older hosts/engines may not hand the stack config to configure; the engine also passes the
-    // config to plugin processes as PULUMI_CONFIG, so look there for whatever is still missing.
-    const fromEnv = connectionFromPulumiConfigEnv((settings.env ?? process.env).PULUMI_CONFIG);
-    configured = { ...fromEnv, ...fromConfig };
   },
 
-  /** Validate inputs and fill defaults; see `check.ts`. Makes no API call. */
+  /**
+   * Validate inputs and fill defaults; see `check.ts`. Makes no API call.
+   *
+   * The engine calls it with the old inputs for a resource in the state, and once more without
+   * them when it replaces the resource. The second call is recognised from the first (see
+   * `StateMemory`): the replacement gets the next auto-name generation, and neither call keeps
+   * the `import` id, which the engine ignores once the resource is in the state (a replacement
+   * must create a cluster, not adopt the one it replaces or has just deleted).
+   */
   async check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
-    const { inputs, failures } = checkCluster(olds, news);
-    // Importing compares the program with the existing cluster, so the name must be the user's.
-    if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {
+    const urn = typeof news.__urn === "string" ? news.__urn : undefined;
+    const inState = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
+    if (inState && urn) stateMemory.remember(urn, olds);
+    const replaced = inState ? undefined : stateMemory.previous(urn);
+    const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
+    const { inputs, failures } = checkCluster(olds, news, { generation });
+    if (inState || replaced) {
+      delete inputs.__import;
+    } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {
+      // Importing compares the program with the existing cluster, so the name must be the user's.
       failures.push({
         property: "name",
         reason: "name is required with the import option: set it to the existing cluster's name",
@@ -185,9 +227,10 @@ export const clusterProvider = {
   },
 
   /**
-   * POST the cluster (or adopt the one named by the `import` option), wait until it is running,
-   * fetch its kubeconfig. Once the cluster exists, every failure is a {@link ClusterInitError}
-   * carrying its id, so the engine records it instead of forgetting it.
+   * POST the cluster, wait until it is running, fetch its kubeconfig. Instead of POSTing, take
+   * the cluster named by the `import` option, or the one an interrupted earlier run of this
+   * resource created (see `adoption.ts`). Once the cluster exists, every failure is a
+   * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
    */
   async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
     const inputs = raw as unknown as ClusterInputs;
@@ -197,11 +240,20 @@ export const clusterProvider = {
     const startedAt = clock().now();
     const onProgress = progressFor(inputs.__urn);
 
-    let first: ApiCluster | ApiClusterSummary;
+    let first: ApiCluster | ApiClusterSummary | undefined;
     if (inputs.__import) {
-      first = await adopt(client, inputs, secrets);
+      first = await adoptImported(client, inputs, secrets);
       onProgress?.(`importing ${first.id} (status ${first.status})`);
     } else {
+      first = await findLeftover(client, inputs, stateMemory.previous(inputs.__urn)?.name, secrets);
+      if (first && inputs.__urn) {
+        progressSink()?.warn?.(
+          inputs.__urn,
+          `cluster ${first.id} ("${first.name}", ${first.status}) was created for this resource by an earlier run that was interrupted: it is taken over instead of creating another`,
+        );
+      }
+    }
+    if (!first) {
       try {
         first = await client.createCluster(toCreateRequest(inputs));
       } catch (e) {
@@ -245,22 +297,44 @@ export const clusterProvider = {
   },
 
   /**
-   * Refresh from the API. A 404 means the cluster is gone (empty result, as the SDK expects).
-   * Returns `inputs` too, with the actual `workers`/`nodeSize`, so a refresh followed by `up`
-   * puts back what the program says. Also serves `Cluster.get`, where the state is empty.
+   * Refresh from the API. Returns `inputs` too, with the actual `workers`/`nodeSize`, so a
+   * refresh followed by `up` puts back what the program says.
+   *
+   * A cluster that is gone (404), or being deleted although this stack did not delete it (the
+   * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
+   * and the next `up` creates a new one.
+   *
+   * Also serves `Cluster.get`, where the state holds no cluster yet: there, a missing, hidden or
+   * deleting cluster fails the run naming the id, since an empty result would record a resource
+   * without a kubeconfig and anything built on it would fall back to some other cluster.
    */
   async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
     const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
+    const getting = props.name === undefined && props.status === undefined && props.createdAt === undefined;
     const { client, connection } = await connectExisting(props.connection, id);
     const secrets = [connection.token];
     let cluster: ApiCluster;
     let fresh: string;
     try {
       cluster = await client.getCluster(id);
+      if (cluster.status === "deleting") {
+        if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
+        if (props.__urn) {
+          progressSink()?.warn?.(props.__urn, `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`);
+        }
+        return {};
+      }
       fresh = await client.getKubeconfig(id);
     } catch (e) {
-      if (isNotFoundError(e)) return {};
-      throw new Error(`reading cluster ${id} failed: ${safeMessage(e, secrets)}`);
+      if (getting) {
+        if (isNotFoundError(e) || statusOf(e) === 403) {
+          throw new Error(`Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets)})`);
+        }
+        if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
+      } else if (isNotFoundError(e)) {
+        return {};
+      }
+      throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
     }
     const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
     return {
@@ -372,7 +446,7 @@ export const clusterProvider = {
       } catch (e) {
         if (isNotFoundError(e)) return;
         if (!isConflictError(e) || clock().now() >= deadline) {
-          throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+          throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
         }
         // Busy with another operation: wait until it settles, then ask again.
         onProgress?.("waiting for the cluster to finish its current operation before deleting");
@@ -395,44 +469,6 @@ export const clusterProvider = {
     }
   },
 };
-
-/** For `import`: fetch the cluster and insist that the program describes it. */
-async function adopt(client: CmsClient, inputs: ClusterInputs, secrets: string[]): Promise<ApiCluster> {
-  const id = String(inputs.__import);
-  let cluster: ApiCluster;
-  try {
-    cluster = await client.getCluster(id);
-  } catch (e) {
-    if (isNotFoundError(e)) throw new Error(`cannot import cluster ${id}: it does not exist`);
-    throw new Error(`cannot import cluster ${id}: ${safeMessage(e, secrets)}`);
-  }
-  const mismatches = importMismatches(cluster, inputs);
-  if (mismatches.length > 0) {
-    throw new Error(
-      `cannot import cluster ${id}: the program's inputs do not match it (${mismatches.join("; ")}). ` +
-        "Change the program to describe the cluster as it is, import it, then change it.",
-    );
-  }
-  return cluster;
-}
-
-/**
- * Differences between an existing cluster and the program's inputs, one "property: program X,
- * cluster Y" entry each. `infraId` is compared only when the API reports it.
- */
-export function importMismatches(cluster: ApiCluster, inputs: Partial<ClusterInputs>): string[] {
-  const pairs: Array<[string, unknown, unknown]> = [
-    ["name", inputs.name, cluster.name],
-    ["controlPlanes", inputs.controlPlanes, cluster.control_planes],
-    ["workers", inputs.workers, cluster.workers],
-    ["nodeSize", inputs.nodeSize, cluster.node_size],
-    ["phase", inputs.phase ?? "managed", cluster.phase],
-  ];
-  if (cluster.infra_id !== undefined) pairs.push(["infraId", inputs.infraId ?? null, cluster.infra_id ?? null]);
-  return pairs
-    .filter(([, program, actual]) => program !== actual)
-    .map(([prop, program, actual]) => `${prop}: program ${JSON.stringify(program)}, cluster ${JSON.stringify(actual)}`);
-}
 
 function describePatch(patch: { workers?: number; node_size?: string }): string {
   const parts: string[] = [];

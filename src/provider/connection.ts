@@ -78,21 +78,6 @@ export function resolveConnection(sources: ConnectionSources): Connection {
   return { endpoint: normalizeEndpoint(endpoint), token: token.trim() };
 }
 
-/**
- * Read `cms:endpoint` / `cms:token` from the JSON the engine puts in `PULUMI_CONFIG` for plugin
- * processes. A fallback for hosts whose `configure` does not receive the stack's config.
- */
-export function connectionFromPulumiConfigEnv(json: string | undefined): ConnectionInputs {
-  if (!json) return {};
-  try {
-    const bag = JSON.parse(json) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-    return dropEmpty({ endpoint: str(bag[CONFIG_ENDPOINT_KEY]), token: str(bag[CONFIG_TOKEN_KEY]) });
-  } catch {
-    return {};
-  }
-}
-
 /** Drop unset members so `{...a, ...b}` merges do not overwrite with undefined. */
 export function dropEmpty(c: ConnectionInputs): ConnectionInputs {
   const out: ConnectionInputs = {};

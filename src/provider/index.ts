@@ -3,9 +3,9 @@
  * `../resources`; this folder is what runs inside Pulumi's dynamic-provider host.
  */
 export { serializableProvider, implementationSpecifier, IMPLEMENTATION_FILE } from "./serializable";
+export { importMismatches } from "./adoption";
 export {
   clusterProvider,
-  importMismatches,
   resetConfiguredConnection,
   setProviderSettings,
   type ProviderSettings,
@@ -48,7 +48,6 @@ export { chooseKubeconfig, kubeconfigIdentity, canonicalJson } from "./kubeconfi
 export {
   resolveConnection,
   normalizeEndpoint,
-  connectionFromPulumiConfigEnv,
   ConnectionError,
   CONFIG_ENDPOINT_KEY,
   CONFIG_TOKEN_KEY,

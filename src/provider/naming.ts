@@ -1,9 +1,17 @@
 /**
- * Auto-naming, the way Pulumi providers do it: when the program gives no `name`, the cluster is
- * named after the Pulumi resource plus a random suffix, so two stacks (or a create-before-delete
- * replacement) never collide, and the name always satisfies the API's rule.
+ * Auto-naming: when the program gives no `name`, the cluster is named after the Pulumi resource
+ * plus a 7-character suffix, and the name always satisfies the API's rule.
+ *
+ * The suffix is derived from the resource's URN (which holds the project and the stack) and a
+ * generation number, not drawn at random:
+ * - `pulumi preview` shows the very name `pulumi up` creates;
+ * - a run that is killed after its POST leaves a cluster whose name the next run computes
+ *   again, so the next run finds it instead of creating a second one (see `adoption.ts`);
+ * - two stacks, or two resources, never share a name (their URNs differ);
+ * - a replacement that creates before deleting takes the next generation, so the new cluster's
+ *   name differs from the old one's.
  */
-import { randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 
 /** The API's rule for cluster names (letters, digits and hyphens). */
 export const NAME_PATTERN = /^[A-Za-z0-9-]+$/;
@@ -38,9 +46,44 @@ export function randomSuffix(random: (max: number) => number = randomInt): strin
   return out;
 }
 
-/** A fresh auto-name: sanitised resource name, `-`, random suffix. Always valid for the API. */
+/** A random auto-name: sanitised resource name, `-`, random suffix. Used only without a URN. */
 export function autoName(resourceName: string, random?: (max: number) => number): string {
   return `${sanitizeNamePrefix(resourceName)}-${randomSuffix(random)}`;
+}
+
+/** Generations {@link autoNameGeneration} looks through to recognise a derived name. */
+export const MAX_AUTONAME_GENERATION = 1_000;
+
+/**
+ * The auto-name of the resource `urn` at `generation` (0 for its first cluster, one more for each
+ * replacement that needs a fresh name): sanitised resource name, `-`, seven characters of
+ * SHA-256 over the URN and the generation. Same inputs, same name, in every process.
+ */
+export function derivedAutoName(urn: string, generation = 0): string {
+  const digest = createHash("sha256").update(`${urn}\n${generation}`).digest();
+  let suffix = "";
+  for (let i = 0; i < AUTONAME_SUFFIX_LENGTH; i++) suffix += SUFFIX_ALPHABET[digest[i] % SUFFIX_ALPHABET.length];
+  return `${sanitizeNamePrefix(resourceNameFromUrn(urn) ?? AUTONAME_FALLBACK_PREFIX)}-${suffix}`;
+}
+
+/**
+ * The generation whose {@link derivedAutoName} is `name`, or undefined when `name` was not derived
+ * from `urn` (a random name of release 0.1.0, or a name the user chose).
+ */
+export function autoNameGeneration(urn: string, name: unknown): number | undefined {
+  if (typeof name !== "string") return undefined;
+  for (let g = 0; g <= MAX_AUTONAME_GENERATION; g++) if (derivedAutoName(urn, g) === name) return g;
+  return undefined;
+}
+
+/**
+ * The generation a replacement of a cluster named `previousName` takes: the one after it, so the
+ * new name differs from the old one. A name not derived from `urn` (0.1.0's random names) is
+ * followed by generation 0, or 1 in the unlikely case that generation 0 gives that very name.
+ */
+export function nextAutoNameGeneration(urn: string, previousName: unknown): number {
+  const g = autoNameGeneration(urn, previousName);
+  return g === undefined ? 0 : g + 1;
 }
 
 /**

@@ -11,6 +11,8 @@ import { createRequire } from "node:module";
 export interface ProgressSink {
   /** Show `message` for the resource `urn` (transient: replaced by the next line). */
   report(urn: string, message: string): void;
+  /** Show a warning for the resource `urn` that stays in the CLI's output (diagnostics). */
+  warn?(urn: string, message: string): void;
 }
 
 /** A sink that drops everything. */
@@ -59,25 +61,27 @@ function connectToEngine(): ProgressSink | null {
     const engproto = fromPulumi(require.resolve("@pulumi/pulumi/proto/engine_pb"));
     const client = new EngineClient(address, grpc.credentials.createInsecure());
     let last: Promise<void> = Promise.resolve();
+    // Serialise the calls so lines arrive in order; a failed delivery is only a lost hint.
+    const send = (urn: string, message: string, severity: number, ephemeral: boolean) => {
+      last = last.then(
+        () =>
+          new Promise<void>((resolve) => {
+            try {
+              const req = new engproto.LogRequest();
+              req.setSeverity(severity);
+              req.setMessage(message);
+              req.setUrn(urn);
+              req.setEphemeral(ephemeral);
+              client.log(req, () => resolve());
+            } catch {
+              resolve();
+            }
+          }),
+      );
+    };
     return {
-      report(urn: string, message: string) {
-        // Serialise the calls so lines arrive in order; a failed delivery is only a lost hint.
-        last = last.then(
-          () =>
-            new Promise<void>((resolve) => {
-              try {
-                const req = new engproto.LogRequest();
-                req.setSeverity(engproto.LogSeverity.INFO);
-                req.setMessage(message);
-                req.setUrn(urn);
-                req.setEphemeral(true);
-                client.log(req, () => resolve());
-              } catch {
-                resolve();
-              }
-            }),
-        );
-      },
+      report: (urn, message) => send(urn, message, engproto.LogSeverity.INFO, true),
+      warn: (urn, message) => send(urn, message, engproto.LogSeverity.WARNING, false),
     };
   } catch {
     return null;

@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Cluster } from "../../src/resources";
 import { kubernetesProvider, kubernetesProviderArgs } from "../../src/kubernetes";
+import { requireKubeconfig } from "../../src/kubernetes/provider";
 import * as cms from "../../src";
 import { isSerializedSecret, recordRegistrations, settle, valueOf, type Registration } from "./mocks";
 
@@ -97,6 +98,13 @@ describe("kubernetesProvider", () => {
 });
 
 describe("kubernetesProviderArgs", () => {
+  it.each([undefined, "", "  "])("refuses a kubeconfig of %j, naming the cluster (never the ambient one)", (kubeconfig) => {
+    expect(() => requireKubeconfig(kubeconfig, "cls_missing")).toThrow(
+      /^kubernetesProvider: cluster cls_missing has no kubeconfig.*~\/\.kube\/config/,
+    );
+    expect(requireKubeconfig("apiVersion: v1\n", "cls_x")).toBe("apiVersion: v1\n");
+  });
+
   it("makes the kubeconfig secret even when the cluster's is not", async () => {
     const args = kubernetesProviderArgs({ id: pulumi.output("cls_x"), kubeconfig: pulumi.output(KUBECONFIG) } as any);
     const kc = args.kubeconfig as pulumi.Output<string>;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   ConnectionError,
-  connectionFromPulumiConfigEnv,
   normalizeEndpoint,
   resolveConnection,
 } from "../../src/provider/connection";
@@ -38,12 +37,5 @@ describe("connection resolution", () => {
     }
     expect(message).toMatch(/pulumi config set --secret cms:token/);
     expect(message).toMatch(/CMS_TOKEN/);
-  });
-
-  it("reads cms:* from the engine's PULUMI_CONFIG", () => {
-    expect(connectionFromPulumiConfigEnv(JSON.stringify({ "cms:endpoint": "http://p:1", "cms:token": "p", "aws:region": "x" })))
-      .toEqual({ endpoint: "http://p:1", token: "p" });
-    expect(connectionFromPulumiConfigEnv(undefined)).toEqual({});
-    expect(connectionFromPulumiConfigEnv("not json")).toEqual({});
   });
 });

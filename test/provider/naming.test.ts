@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   autoName,
+  autoNameGeneration,
+  derivedAutoName,
+  nextAutoNameGeneration,
   nameProblem,
   NAME_PATTERN,
   randomSuffix,
@@ -42,6 +45,40 @@ describe("auto-naming", () => {
     expect(NAME_PATTERN.test(name)).toBe(true);
     // A cut that would end on a hyphen drops it.
     expect(sanitizeNamePrefix(`${"a".repeat(54)}-b`)).toBe("a".repeat(54));
+  });
+});
+
+describe("derived auto-names", () => {
+  const urn = "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/cms:Cluster::prod";
+
+  it("are the resource name, '-' and 7 characters, the same in every call", () => {
+    expect(derivedAutoName(urn)).toMatch(/^prod-[a-z0-9]{7}$/);
+    expect(derivedAutoName(urn)).toBe(derivedAutoName(urn, 0));
+    expect(nameProblem(derivedAutoName(urn))).toBeUndefined();
+  });
+
+  it("differ by stack, project, resource and generation", () => {
+    const names = new Set([
+      derivedAutoName(urn),
+      derivedAutoName(urn.replace(":dev::", ":prod::")),
+      derivedAutoName(urn.replace("::shop::", "::blog::")),
+      derivedAutoName(urn.replace("::prod", "::prod2")).replace("prod2", "prod"),
+      derivedAutoName(urn, 1),
+      derivedAutoName(urn, 2),
+    ]);
+    expect(names.size).toBe(6);
+  });
+
+  it("are recognised with their generation; names not derived from the URN are not", () => {
+    expect(autoNameGeneration(urn, derivedAutoName(urn, 7))).toBe(7);
+    expect(autoNameGeneration(urn, "prod-abcdefg")).toBeUndefined();
+    expect(autoNameGeneration(urn.replace(":dev::", ":qa::"), derivedAutoName(urn))).toBeUndefined();
+  });
+
+  it("a replacement takes the next generation; after a random 0.1.0 name, generation 0", () => {
+    expect(nextAutoNameGeneration(urn, derivedAutoName(urn, 0))).toBe(1);
+    expect(nextAutoNameGeneration(urn, derivedAutoName(urn, 4))).toBe(5);
+    expect(nextAutoNameGeneration(urn, "prod-x1y2z3q")).toBe(0);
   });
 });
 

@@ -129,4 +129,85 @@ describe("read", () => {
       setProviderSettings(previous);
     }
   });
+
+  it("a token rotated in the stack config: refresh and destroy use CMS_TOKEN when the recorded config token is refused", async () => {
+    const { id, outs } = await created("config-rotated");
+    const { resetConfiguredConnection } = await import("../../src/provider/cluster-provider");
+    // The engine configures refresh/destroy with the config of the last up: the old token.
+    const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": "tok-rotated-away" };
+    await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
+    try {
+      const r = await clusterProvider.read(id, outs);
+      expect(r.props?.status).toBe("running");
+      await clusterProvider.delete(id, outs);
+      expect((await emu.control.clusters()).some((c) => c.id === id)).toBe(false);
+    } finally {
+      resetConfiguredConnection();
+    }
+  });
+
+  it("a refused token with nothing to fall back to names the commands that work", async () => {
+    const { id, outs } = await created("config-stale");
+    const { resetConfiguredConnection } = await import("../../src/provider/cluster-provider");
+    const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": "tok-stale-config-token" };
+    await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
+    const previous = setProviderSettings({ env: {} });
+    try {
+      for (const op of [() => clusterProvider.read(id, outs), () => clusterProvider.delete(id, outs)]) {
+        const err = await rejection(op());
+        expect(err.message).toMatch(/--run-program/);
+        expect(err.message).toMatch(/CMS_TOKEN/);
+        expect(err.message).not.toContain("tok-stale-config-token");
+      }
+    } finally {
+      setProviderSettings(previous);
+      resetConfiguredConnection();
+    }
+  });
+
+  it("a cluster being deleted outside Pulumi leaves the stack", async () => {
+    const { id, outs } = await created("console-deleting");
+    await emu.control.setTimings({ deleteSeconds: 30 });
+    try {
+      await emu.control.deleteCluster(id);
+      expect(await clusterProvider.read(id, outs)).toEqual({});
+    } finally {
+      await emu.control.setTimings({ deleteSeconds: 0.2 });
+    }
+  });
+});
+
+describe("Cluster.get (read with an empty state)", () => {
+  const getState = { __urn: inputs().__urn };
+
+  it("reads an existing cluster", async () => {
+    const { id } = await created("gettable");
+    const r = await clusterProvider.read(id, getState);
+    expect(r.props).toMatchObject({ name: "gettable", kubeconfig: expect.any(String) });
+  });
+
+  it("fails naming the id when the cluster does not exist", async () => {
+    const err = await rejection(clusterProvider.read("cls_0000000000000000", getState));
+    expect(err.message).toMatch(/^Cluster\.get: cluster cls_0000000000000000 does not exist or is not visible to the token in use/);
+  });
+
+  it("fails naming the id when the token's scope hides the cluster", async () => {
+    const { id } = await created("hidden");
+    await emu.control.addToken({ token: "tok-scoped-elsewhere", permissions: ["read"], scope: "cluster:cls_00000000000000aa", plan: "enterprise" });
+    const err = await rejection(clusterProvider.read(id, { ...getState, connection: { endpoint: emu.url, token: "tok-scoped-elsewhere" } }));
+    expect(err.message).toMatch(new RegExp(`^Cluster\\.get: cluster ${id} does not exist or is not visible`));
+    expect(err.message).not.toContain("tok-scoped-elsewhere");
+  });
+
+  it("fails when the cluster is being deleted", async () => {
+    const { id } = await created("get-deleting");
+    await emu.control.setTimings({ deleteSeconds: 30 });
+    try {
+      await emu.control.deleteCluster(id);
+      const err = await rejection(clusterProvider.read(id, getState));
+      expect(err.message).toBe(`Cluster.get: cluster ${id} is being deleted`);
+    } finally {
+      await emu.control.setTimings({ deleteSeconds: 0.2 });
+    }
+  });
 });

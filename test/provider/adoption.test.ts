@@ -1,0 +1,183 @@
+/**
+ * Which existing cluster a create may take instead of POSTing, against the real emulator: the one
+ * an interrupted run of the same resource left (derived auto-name), and never anybody else's.
+ * Also the `import` id that must not outlive the first create.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
+import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
+import { derivedAutoName } from "../../src/provider/naming";
+import { emulatorForProvider, inputs, rejection } from "./helpers";
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await emulatorForProvider();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(async () => {
+  await emu.control.reset();
+});
+
+let n = 0;
+/** A fresh URN per test, so names derived from it never meet across tests. */
+const urn = (stack = "dev") => `urn:pulumi:${stack}::proj::pulumi-nodejs:dynamic/cms:Cluster::web${++n}`;
+const SHAPE = { controlPlanes: 1, workers: 2, nodeSize: "small" };
+
+/** What the engine hands create for an auto-named resource: check's output. */
+async function checked(u: string, olds: Record<string, unknown> = {}, over: Record<string, unknown> = {}) {
+  const { inputs: checkedInputs, failures } = await clusterProvider.check(olds, { ...inputs({ ...SHAPE, __urn: u }), name: undefined, ...over });
+  expect(failures).toEqual([]);
+  return checkedInputs as Record<string, unknown>;
+}
+
+/** A cluster made behind the provider's back (console, another stack, or a killed run's POST). */
+async function existing(name: string, shape: Record<string, unknown> = { control_planes: 1, workers: 2, node_size: "small" }) {
+  const client = createClient({ endpoint: emu.url, token: emu.token });
+  return (await client.createCluster({ name, ...shape } as never)).id;
+}
+
+const posts = async () => (await emu.control.requestCounts())["POST /v1/clusters"] ?? 0;
+
+describe("auto-names", () => {
+  it("preview and up compute the same name (a second check gives the name of the first)", async () => {
+    const u = urn();
+    const a = await checked(u);
+    const b = await checked(u);
+    expect(a.name).toBe(b.name);
+    expect(a.name).toBe(derivedAutoName(u, 0));
+    expect(a.__autonamed).toBe(true);
+  });
+
+  it("two stacks of one project get different names for the same resource", async () => {
+    const u = urn("dev");
+    const other = u.replace("urn:pulumi:dev::", "urn:pulumi:prod::");
+    expect((await checked(u)).name).not.toBe((await checked(other)).name);
+  });
+
+  it("a replacement's re-check (no olds, after a check with olds) takes the next generation", async () => {
+    const u = urn();
+    const first = await checked(u);
+    // Update/replace: the engine checks with the old inputs, then (replacing) without them.
+    const again = await checked(u, first);
+    expect(again.name).toBe(first.name);
+    const replacement = await checked(u);
+    expect(replacement.name).toBe(derivedAutoName(u, 1));
+    expect(replacement.name).not.toBe(first.name);
+  });
+});
+
+describe("a cluster left by an interrupted run", () => {
+  it("is taken over by the next create of the same resource: no second POST", async () => {
+    const u = urn();
+    const news = await checked(u);
+    const leftover = await existing(String(news.name));
+    await emu.control.resetRequestCounts();
+    const res = await clusterProvider.create(news);
+    expect(res.id).toBe(leftover);
+    expect(res.outs).toMatchObject({ name: news.name, status: "running", kubeconfig: expect.any(String) });
+    expect(await posts()).toBe(0);
+    expect((await emu.control.clusters()).map((c) => c.id)).toEqual([leftover]);
+  });
+
+  it("is not taken when the name is explicit, even with the same name and shape (a console cluster)", async () => {
+    const console = await existing("pinned");
+    const res = await clusterProvider.create(inputs({ ...SHAPE, name: "pinned", __urn: urn() }));
+    expect(res.id).not.toBe(console);
+    expect(await posts()).toBe(2);
+  });
+
+  it("is not taken while it is being deleted", async () => {
+    const u = urn();
+    const news = await checked(u);
+    const dying = await existing(String(news.name));
+    await emu.control.setTimings({ deleteSeconds: 30 });
+    await emu.control.deleteCluster(dying);
+    try {
+      const res = await clusterProvider.create(news);
+      expect(res.id).not.toBe(dying);
+    } finally {
+      await emu.control.setTimings({ deleteSeconds: 0.2 });
+    }
+  });
+
+  it("is not the cluster the state holds: `up --replace` (no re-check) creates a new one", async () => {
+    const u = urn();
+    const news = await checked(u);
+    const first = await clusterProvider.create(news);
+    // `pulumi up --replace`: check with the old inputs, then create with those inputs.
+    const replacing = await checked(u, news);
+    expect(replacing.name).toBe(news.name);
+    const second = await clusterProvider.create(replacing);
+    expect(second.id).not.toBe(first.id);
+    expect(await posts()).toBe(2);
+  });
+
+  it("fails naming every candidate when several carry the resource's name", async () => {
+    const u = urn();
+    const news = await checked(u);
+    const a = await existing(String(news.name));
+    const b = await existing(String(news.name));
+    await emu.control.resetRequestCounts();
+    const err = await rejection(clusterProvider.create(news));
+    expect(err.message).toContain(a);
+    expect(err.message).toContain(b);
+    expect(err.message).toMatch(/import/);
+    expect(await posts()).toBe(0);
+  });
+
+  it("costs one shared listing for many creates that start together", async () => {
+    const all = await Promise.all([1, 2, 3, 4, 5].map(() => checked(urn())));
+    // A clock of our own turns shared status polling off, so every listing counted is a lookup.
+    const previous = setProviderSettings({});
+    setProviderSettings({ ...previous, clock: { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) } });
+    try {
+      await emu.control.resetRequestCounts();
+      await Promise.all(all.map((news) => clusterProvider.create(news)));
+      const counts = await emu.control.requestCounts();
+      expect(counts["GET /v1/clusters"]).toBe(1);
+      expect(counts["POST /v1/clusters"]).toBe(5);
+    } finally {
+      setProviderSettings(previous);
+    }
+  });
+});
+
+describe("the import option", () => {
+  it("is dropped once the resource is in the state, so a replacement never adopts the old id", async () => {
+    const id = await existing("legacy", { control_planes: 1, workers: 2, node_size: "small" });
+    const u = urn();
+    const program = { ...inputs({ ...SHAPE, name: "legacy", __urn: u }), __import: id };
+    const first = await clusterProvider.check({}, program);
+    expect(first.inputs).toMatchObject({ __import: id });
+    const adopted = await clusterProvider.create(first.inputs as Record<string, unknown>);
+    expect(adopted.id).toBe(id);
+
+    // The program keeps `import`, then changes controlPlanes: the engine checks with olds, then
+    // (delete-before-replace, same explicit name) deletes the old cluster and re-checks.
+    const changed = { ...program, controlPlanes: 3 };
+    const withOlds = await clusterProvider.check(first.inputs as Record<string, unknown>, changed);
+    expect(withOlds.inputs).not.toHaveProperty("__import");
+    await clusterProvider.delete(id, { ...adopted.outs });
+    const recheck = await clusterProvider.check({}, changed);
+    expect(recheck.inputs).not.toHaveProperty("__import");
+    const replacement = await clusterProvider.create(recheck.inputs as Record<string, unknown>);
+    expect(replacement.id).not.toBe(id);
+    expect(replacement.outs).toMatchObject({ name: "legacy", controlPlanes: 3, status: "running" });
+    expect((await emu.control.clusters()).map((c) => c.id)).toEqual([replacement.id]);
+  });
+
+  it("refuses a cluster that is being deleted", async () => {
+    const id = await existing("going");
+    await emu.control.setTimings({ deleteSeconds: 30 });
+    await emu.control.deleteCluster(id);
+    try {
+      const err = await rejection(clusterProvider.create(inputs({ ...SHAPE, name: "going", __urn: urn(), __import: id })));
+      expect(err.message).toBe(`cannot import cluster ${id}: it is being deleted`);
+    } finally {
+      await emu.control.setTimings({ deleteSeconds: 0.2 });
+    }
+  });
+});
