@@ -197,8 +197,9 @@ export const clusterProvider = {
    * Validate inputs and fill defaults; see `check.ts`. Makes no API call.
    *
    * The engine calls it with the old inputs for a resource in the state, and once more without
-   * them when it replaces the resource. The second call is recognised from the first (see
-   * `StateMemory`): the replacement gets the next auto-name generation, and neither call keeps
+   * them when it replaces the resource (only the call without them for `up --replace`). A
+   * replacement is recognised from the first call (see `StateMemory`) or from the name the
+   * program read from the state (`__inState`): it gets the next auto-name generation, and no call keeps
    * the `import` id, which the engine ignores once the resource is in the state (a replacement
    * must create a cluster, not adopt the one it replaces or has just deleted).
    */
@@ -206,9 +207,13 @@ export const clusterProvider = {
     const urn = typeof news.__urn === "string" ? news.__urn : undefined;
     const inState = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
     if (inState && urn) stateMemory.remember(urn, olds);
-    const replaced = inState ? undefined : stateMemory.previous(urn);
+    // Replaced: after a check with olds in this process, or (for `--replace`, which skips that
+    // check) as the program read it from the state.
+    const recorded = news.__inState as { name?: unknown } | undefined;
+    const replaced = inState ? undefined : (stateMemory.previous(urn) ?? (recorded?.name ? { name: recorded.name } : undefined));
     const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
     const { inputs, failures } = checkCluster(olds, news, { generation });
+    delete inputs.__inState;
     if (inState || replaced) {
       delete inputs.__import;
     } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {

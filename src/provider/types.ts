@@ -26,6 +26,11 @@ export interface HiddenInputs {
   __autonamed?: boolean;
   /** Cluster id given with the `import` resource option: create adopts it instead of POSTing. */
   __import?: string;
+  /**
+   * What the program read from the state for this resource (`{ name }`), so check recognises a
+   * replacement the engine shows it as a new resource (`up --replace`). Check removes it.
+   */
+  __inState?: { name: string };
 }
 
 /** Inputs after check: what create/update/diff receive as `news`. */

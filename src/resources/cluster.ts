@@ -5,12 +5,14 @@
  * dynamic-provider host. Three things the host does not pass on are carried as hidden inputs,
  * all ignored by diff: the `customTimeouts` option (`__timeouts`), the resource's URN (`__urn`,
  * for progress lines and the auto-name) and the `import` option (`__import`, because the engine's
- * own import cannot load a dynamic provider; create adopts the cluster instead).
+ * own import cannot load a dynamic provider; create adopts the cluster instead). A fourth,
+ * `__inState`, tells check the name the state records (see `state-record.ts`); check consumes it.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeSize, Phase } from "../client/types";
 import { serializableProvider } from "../provider/serializable";
 import { timeoutStringsFrom } from "../provider/timeouts";
+import { stateRecordOf } from "./state-record";
 
 /** Module part of the resource type token. */
 export const CLUSTER_MODULE = "cms";
@@ -165,6 +167,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     props.connection = connectionInput(args?.connection);
     props.__timeouts = timeoutStringsFrom(opts?.customTimeouts);
     props.__urn = pulumi.createUrn(name, CLUSTER_TYPE, opts?.parent);
+    if (!reading) props.__inState = stateRecordOf(props.__urn as pulumi.Output<string>);
 
     super(serializableProvider, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
     // The engine stores it encrypted (additionalSecretOutputs); this also keeps the program's

@@ -32,6 +32,8 @@ export interface ExecOptions {
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
   onOutput?: (chunk: string) => void;
+  /** Called with the CLI's child process as soon as it is spawned (its pid, for kill tests). */
+  onSpawn?: (child: import("node:child_process").ChildProcess) => void;
 }
 export declare function execFile(file: string, args: string[], options?: ExecOptions): Promise<RunResult>;
 
@@ -71,6 +73,7 @@ export interface RunOptions {
   allowFailure?: boolean;
   env?: Record<string, string>;
   timeoutMs?: number;
+  onSpawn?: (child: import("node:child_process").ChildProcess) => void;
 }
 export interface ExportedStack {
   text: string;
@@ -120,3 +123,6 @@ export declare function createProject(options?: CreateProjectOptions): Promise<P
 export declare function filesContaining(dir: string, needles: string[]): Promise<Array<{ file: string; needle: string }>>;
 export declare function eventually<T>(fn: () => T | Promise<T>, options?: { timeoutMs?: number; intervalMs?: number; what?: string }): Promise<T>;
 export declare function teardown(projects: Array<PulumiProject | undefined>, emulator?: { close(): Promise<void> }): Promise<void>;
+export declare function descendants(pid: number): number[];
+export declare function alive(pid: number): boolean;
+export declare function killTree(pid: number): number[];

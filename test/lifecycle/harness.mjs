@@ -144,10 +144,11 @@ export function findPulumi() {
  * Run a command asynchronously; never rejects for a non-zero exit (look at `code`). Kills the
  * whole process group on timeout. `onOutput` sees output as it arrives (e.g. to echo it).
  */
-export function execFile(file, args, { cwd, env, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS, onOutput } = {}) {
+export function execFile(file, args, { cwd, env, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS, onOutput, onSpawn } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    onSpawn?.(child);
     let stdout = "";
     let stderr = "";
     let output = "";
@@ -443,11 +444,12 @@ export class PulumiProject {
    * Run `pulumi --non-interactive --color=never <args>` in the project directory.
    * Throws {@link PulumiCommandError} on a non-zero exit unless `allowFailure`.
    */
-  async run(args, { allowFailure = false, env, timeoutMs } = {}) {
+  async run(args, { allowFailure = false, env, timeoutMs, onSpawn } = {}) {
     const result = await execFile(path.join(this.binDir, "pulumi"), ["--non-interactive", "--color=never", ...args], {
       cwd: this.dir,
       env: this.cliEnv(env),
       timeoutMs,
+      onSpawn,
       onOutput: this.echo ? (d) => process.stderr.write(d) : undefined,
     });
     if (result.code !== 0 && !allowFailure) throw new PulumiCommandError(result);
@@ -564,4 +566,67 @@ export async function teardown(projects, emulator) {
     await p.dispose();
   }
   await emulator?.close();
+}
+
+/**
+ * Every live descendant of `pid` (children, grandchildren...), read from /proc. The Pulumi CLI
+ * starts its plugins in process groups of their own, so killing its group misses them: a test
+ * that stands for "the runner killed the job" kills this whole tree instead.
+ *
+ * @param {number} pid
+ * @returns {number[]}
+ */
+export function descendants(pid) {
+  const children = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(Number(entry));
+  }
+  const out = [];
+  const todo = [pid];
+  while (todo.length > 0) {
+    for (const c of children.get(todo.pop()) ?? []) {
+      out.push(c);
+      todo.push(c);
+    }
+  }
+  return out;
+}
+
+/** True while process `pid` exists (and is not a zombie). */
+export function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGKILL `pid` and every descendant at once, as a runner's hard kill of a job would. The tree is
+ * read before the first signal, so no process is re-parented out of reach.
+ *
+ * @param {number} pid
+ * @returns {number[]} the pids killed
+ */
+export function killTree(pid) {
+  const all = [pid, ...descendants(pid)];
+  for (const p of all) {
+    try {
+      process.kill(p, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  return all;
 }

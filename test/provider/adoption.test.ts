@@ -69,6 +69,16 @@ describe("auto-names", () => {
   });
 });
 
+describe("`up --replace` (check without olds, but the program read the state's name)", () => {
+  it("takes the next generation and never keeps the record in the inputs", async () => {
+    const u = urn();
+    const recordedName = derivedAutoName(u, 0);
+    const replacing = await checked(u, {}, { __inState: { name: recordedName } });
+    expect(replacing.name).toBe(derivedAutoName(u, 1));
+    expect(replacing).not.toHaveProperty("__inState");
+  });
+});
+
 describe("a cluster left by an interrupted run", () => {
   it("is taken over by the next create of the same resource: no second POST", async () => {
     const u = urn();

@@ -1,0 +1,220 @@
+/**
+ * Interrupted pipelines, with the real CLI against the emulator: a CI job killed in the middle of
+ * `pulumi up` or `pulumi destroy` (SIGKILL of the CLI and every process under it, detected from
+ * the emulator's state, never after a fixed sleep), then the pipeline's next run:
+ * `pulumi cancel --yes` and the same command again.
+ *
+ * After it: the command exits 0; the service holds exactly the stack's clusters (plus the ones
+ * the stack never owned, untouched); `preview --expect-no-changes` passes. The engine keeps a
+ * killed create's pending operation until a refresh resolves it, so the recovery recipe's
+ * `pulumi refresh --yes --clear-pending-creates` (README, "Running in CI") then leaves none.
+ *
+ * Also without a kill: `up --replace`, two stacks declaring the same resource, destroy then up.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { derivedAutoName } from "../../src/provider/naming";
+import {
+  alive,
+  CLUSTER_TYPE,
+  createProject,
+  descendants,
+  eventually,
+  findPulumi,
+  killTree,
+  lifecycleSkipped,
+  startLifecycleEmulator,
+  teardown,
+  type LifecycleEmulator,
+  type PulumiProject,
+  type RunResult,
+} from "./harness.mjs";
+
+const STEP_TIMEOUT = 6 * 60_000;
+const RESOURCE = "cluster";
+
+describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never leaves an orphaned or duplicate cluster", () => {
+  let emu: LifecycleEmulator;
+  const projects: PulumiProject[] = [];
+  let count = 0;
+
+  beforeAll(async () => {
+    await findPulumi();
+    emu = await startLifecycleEmulator({ provisionSeconds: 6, scaleSeconds: 5, deleteSeconds: 5 });
+  }, STEP_TIMEOUT);
+  afterAll(() => teardown(projects, emu), STEP_TIMEOUT);
+
+  /** A fresh project (its own URNs) driven by the harness's default program. */
+  async function project(config: Record<string, string | number> = {}, stack = "dev", name = `cms-kill-${++count}`) {
+    const p = await createProject({ name, stack, config: { ...emu.stackConfig(), ...config }, secretConfig: emu.secretConfig() });
+    projects.push(p);
+    return p;
+  }
+
+  const urnOf = (p: PulumiProject) => `urn:pulumi:${p.stack}::${p.name}::${CLUSTER_TYPE}::${RESOURCE}`;
+  const byName = async (name: string) => (await emu.clusters()).filter((c) => c.name === name);
+
+  /**
+   * Run `args` and SIGKILL the CLI with every process under it once `reached()` holds (polled on
+   * the emulator). Returns the killed run's result and the pids that were killed.
+   */
+  async function killWhen(p: PulumiProject, args: string[], reached: () => Promise<boolean>, what: string) {
+    let pid: number | undefined;
+    const run = p.run(args, { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
+    let killed: number[] = [];
+    const done = { finished: false };
+    void run.then(() => (done.finished = true));
+    await eventually(async () => done.finished || (await reached()), { timeoutMs: 120_000, intervalMs: 25, what });
+    expect(done.finished, `${what}: the command ended before the kill point`).toBe(false);
+    killed = killTree(pid!);
+    const result = await run;
+    expect(result.signal ?? result.code).toBeTruthy();
+    return { result, killed };
+  }
+
+  /** The pipeline's next run: `pulumi cancel --yes`, then the same command. */
+  async function nextRun(p: PulumiProject, args: string[]): Promise<RunResult> {
+    await p.run(["cancel", "--yes"], { allowFailure: true });
+    const result = await p.run(args, { allowFailure: true });
+    expect(result.code, result.output.split("\n").slice(-30).join("\n")).toBe(0);
+    return result;
+  }
+
+  const pendingOperations = async (p: PulumiProject) => (await p.exportStack()).state.deployment.pending_operations ?? [];
+
+  /**
+   * Criteria 2-4: the service holds exactly the stack's clusters plus `foreign` (untouched), a
+   * no-change preview passes, and the recovery recipe's refresh leaves no pending operation.
+   */
+  async function assertClean(p: PulumiProject, foreign: string[] = [], { alive: expectAlive = true } = {}) {
+    const owned = (await p.clusterResources()).map((r) => r.id as string);
+    const others = new Set(projects.filter((q) => q !== p));
+    const ofOthers = new Set<string>();
+    for (const q of others) for (const r of await q.clusterResources().catch(() => [])) ofOthers.add(r.id as string);
+    const onService = (await emu.clusters()).map((c) => c.id).filter((id) => !ofOthers.has(id) && !foreign.includes(id));
+    expect(onService.sort()).toEqual([...owned].sort());
+    expect(owned).toHaveLength(expectAlive ? 1 : 0);
+    for (const id of foreign) expect((await emu.clusters()).some((c) => c.id === id)).toBe(true);
+    if (expectAlive) await p.preview(["--expect-no-changes"]);
+    await p.refresh(["--clear-pending-creates"]);
+    expect(await pendingOperations(p)).toEqual([]);
+    if (expectAlive) await p.preview(["--expect-no-changes"]);
+    return owned;
+  }
+
+  it("(a) create of an auto-named cluster, killed while it provisions: the next up takes it over", async () => {
+    const p = await project();
+    const name = derivedAutoName(urnOf(p));
+    // The preview names the cluster that up creates.
+    const preview = await p.preview([]);
+    expect(preview.output).toContain(name);
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(name)).some((c) => c.status === "provisioning"), "provisioning");
+    const [orphan] = await byName(name);
+    const next = await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    expect(next.output).toMatch(/taken over/);
+    const owned = await assertClean(p);
+    expect(owned).toEqual([orphan.id]);
+  }, STEP_TIMEOUT);
+
+  it("(f) killed just after the POST was sent, before its reply: the cluster made after the kill is taken over", async () => {
+    const p = await project();
+    const name = derivedAutoName(urnOf(p));
+    await emu.control.injectFault({ kind: "latency", latencyMs: 1_500, method: "POST", path: "/v1/clusters", count: 1 });
+    const posts = async () => (await emu.control.requestCounts())["POST /v1/clusters"] ?? 0;
+    const before = await posts();
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await posts()) > before, "POST sent");
+    // The service finishes the request it received although nobody waits for the answer.
+    await eventually(async () => (await byName(name)).length === 1, { timeoutMs: 10_000, what: "the late create" });
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    const owned = await assertClean(p);
+    expect(owned).toEqual((await byName(name)).map((c) => c.id));
+  }, STEP_TIMEOUT);
+
+  it("(c) in-place update killed while the cluster scales: the next up finishes it", async () => {
+    const p = await project({ workers: 1 });
+    await p.up();
+    const [id] = (await p.clusterResources()).map((r) => r.id as string);
+    await p.setConfig("workers", 3);
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await emu.clusters()).some((c) => c.id === id && c.status === "scaling"), "scaling");
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    expect(await assertClean(p)).toEqual([id]);
+    expect((await emu.clusters()).find((c) => c.id === id)).toMatchObject({ workers: 3, status: "running" });
+  }, STEP_TIMEOUT);
+
+  it("(d) create-before-delete replacement (auto-name), killed after the new cluster was created", async () => {
+    const p = await project({ controlPlanes: 1 });
+    await p.up();
+    const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+    await p.setConfig("controlPlanes", 3);
+    const fresh = derivedAutoName(urnOf(p), 1);
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(fresh)).length > 0, "replacement created");
+    const [replacement] = await byName(fresh);
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    const owned = await assertClean(p);
+    expect(owned).toEqual([replacement.id]);
+    expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
+  }, STEP_TIMEOUT);
+
+  it("(e) destroy killed while the cluster is deleting: the next destroy finishes", async () => {
+    const p = await project();
+    await p.up();
+    const [id] = (await p.clusterResources()).map((r) => r.id as string);
+    await killWhen(p, ["destroy", "--yes", "--skip-preview"], async () => (await emu.clusters()).some((c) => c.id === id && c.status === "deleting"), "deleting");
+    await nextRun(p, ["destroy", "--yes", "--skip-preview"]);
+    await assertClean(p, [], { alive: false });
+    expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
+  }, STEP_TIMEOUT);
+
+  it("6. only the CLI's process group killed: the provider host it left behind exits within 60 s", async () => {
+    const p = await project();
+    const name = derivedAutoName(urnOf(p));
+    let pid: number | undefined;
+    const run = p.run(["up", "--yes", "--skip-preview"], { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
+    await eventually(async () => (await byName(name)).some((c) => c.status === "provisioning"), { timeoutMs: 120_000, intervalMs: 25, what: "provisioning" });
+    const hosts = descendants(pid!).filter((q) => {
+      try {
+        return readFileSync(`/proc/${q}/cmdline`, "utf8").includes("dynamic-provider");
+      } catch {
+        return false;
+      }
+    });
+    expect(hosts.length).toBeGreaterThan(0);
+    process.kill(-pid!, "SIGKILL"); // what a runner that kills the job's process group does
+    await run;
+    await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 60_000, intervalMs: 500, what: "the provider host to exit" });
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    await assertClean(p);
+  }, STEP_TIMEOUT);
+
+  it("without a kill: `up --replace` makes a new cluster and deletes the old one", async () => {
+    const p = await project();
+    await p.up();
+    const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+    await p.up(["--replace", urnOf(p)]);
+    const [newId] = (await p.clusterResources()).map((r) => r.id as string);
+    expect(newId).not.toBe(oldId);
+    expect(await assertClean(p)).toEqual([newId]);
+  }, STEP_TIMEOUT);
+
+  it("without a kill: two stacks of one project declaring the same resource each get their own cluster", async () => {
+    const dev = await project({}, "dev", "cms-kill-twins");
+    const prod = await project({}, "prod", "cms-kill-twins");
+    await Promise.all([dev.up(), prod.up()]);
+    const [a] = (await dev.clusterResources()).map((r) => r.id);
+    const [b] = (await prod.clusterResources()).map((r) => r.id);
+    expect(a).not.toBe(b);
+    await assertClean(dev);
+    await assertClean(prod);
+  }, STEP_TIMEOUT);
+
+  it("without a kill: destroy then up creates a fresh cluster", async () => {
+    const p = await project();
+    await p.up();
+    const [first] = (await p.clusterResources()).map((r) => r.id);
+    await p.destroy();
+    await p.up();
+    const [second] = (await p.clusterResources()).map((r) => r.id);
+    expect(second).not.toBe(first);
+    expect(await assertClean(p)).toEqual([second]);
+  }, STEP_TIMEOUT);
+});
