@@ -214,6 +214,10 @@ export const clusterProvider = {
     const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
     const { inputs, failures } = checkCluster(olds, news, { generation });
     delete inputs.__inState;
+    // When this check leads to a create (no olds), the engine stores its inputs in a pending
+    // operation first: the time lets `cms-recover` tell a cluster this create made from one that
+    // carried the same name before (see src/recover).
+    if (!inState) inputs.__requestedAt = new Date().toISOString();
     if (inState || replaced) {
       delete inputs.__import;
     } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {

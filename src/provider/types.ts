@@ -31,6 +31,8 @@ export interface HiddenInputs {
    * replacement the engine shows it as a new resource (`up --replace`). Check removes it.
    */
   __inState?: { name: string };
+  /** When check last ran for a create (ISO time): evidence for `cms-recover` (see src/recover). */
+  __requestedAt?: string;
 }
 
 /** Inputs after check: what create/update/diff receive as `news`. */

@@ -14,8 +14,11 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { derivedAutoName } from "../../src/provider/naming";
+import path from "node:path";
 import {
   alive,
+  execFile,
+  REPO_ROOT,
   CLUSTER_TYPE,
   createProject,
   descendants,
@@ -80,6 +83,13 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     return result;
   }
 
+  /** The recovery recipe's extra step for explicit names: `cms-recover` (the package's bin). */
+  async function recover(p: PulumiProject) {
+    const r = await execFile(process.execPath, [path.join(REPO_ROOT, "dist", "recover", "cli.js")], { cwd: p.dir, env: p.cliEnv() });
+    expect(r.code, r.output).toBe(0);
+    return r;
+  }
+
   const pendingOperations = async (p: PulumiProject) => (await p.exportStack()).state.deployment.pending_operations ?? [];
 
   /**
@@ -128,6 +138,38 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     await nextRun(p, ["up", "--yes", "--skip-preview"]);
     const owned = await assertClean(p);
     expect(owned).toEqual((await byName(name)).map((c) => c.id));
+  }, STEP_TIMEOUT);
+
+  it("(b) explicit name, a same-named same-shaped console cluster exists: cms-recover records ours, never the console's", async () => {
+    const p = await project({ name: "pinned-b" });
+    const console = (await emu.api("POST", "/v1/clusters", { name: "pinned-b", control_planes: 1, workers: 2, node_size: "small" })).body.id as string;
+    await emu.waitForCluster(console, (c) => c?.status === "running", 30_000);
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName("pinned-b")).length === 2, "our POST");
+    const ours = (await byName("pinned-b")).find((c) => c.id !== console)!;
+    await p.run(["cancel", "--yes"], { allowFailure: true });
+    const rec = await recover(p);
+    expect(rec.output).toContain(`cluster ${ours.id}`);
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    expect(await assertClean(p, [console])).toEqual([ours.id]);
+    expect((await emu.clusters()).find((c) => c.id === console)).toMatchObject({ status: "running", workers: 2 });
+    // Not this stack's to delete: the test removes it, so later tests see only their own.
+    await emu.api("DELETE", `/v1/clusters/${console}`);
+    await emu.waitForCluster(console, (c) => c === undefined, 30_000);
+  }, STEP_TIMEOUT);
+
+  it("(a') auto-named, recovered with cms-recover before the next up: no pending operation at all", async () => {
+    const p = await project();
+    const name = derivedAutoName(urnOf(p));
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(name)).some((c) => c.status === "provisioning"), "provisioning");
+    const [orphan] = await byName(name);
+    await p.run(["cancel", "--yes"], { allowFailure: true });
+    await recover(p);
+    expect(await pendingOperations(p)).toEqual([]);
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    expect(await pendingOperations(p)).toEqual([]);
+    expect(await assertClean(p)).toEqual([orphan.id]);
+    // Idempotent: nothing pending, nothing done.
+    expect((await recover(p)).output).toMatch(/nothing to do/);
   }, STEP_TIMEOUT);
 
   it("(c) in-place update killed while the cluster scales: the next up finishes it", async () => {

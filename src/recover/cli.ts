@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+/**
+ * `cms-recover`: resolve the Cluster creates that a killed `pulumi up` left pending in a stack.
+ *
+ * Run it in the project directory with the environment `pulumi` runs with (backend login,
+ * passphrase, stack), after `pulumi cancel` and before the next `pulumi up`. It is
+ * non-interactive and idempotent: with nothing pending it reads the stack and exits 0.
+ *
+ * 1. `pulumi stack export` gives the pending creates (with their inputs) and the clusters the
+ *    state holds.
+ * 2. The clusters are listed with the stack's connection (`CMS_ENDPOINT`/`CMS_TOKEN`, else
+ *    `pulumi config get cms:endpoint|cms:token`), and `plan.ts` decides.
+ * 3. The stack is edited and imported back (`pulumi stack import`): each pending create whose
+ *    cluster was found becomes a resource with that id, marked with an initialization error so
+ *    that the next `pulumi up` reads it and waits until it is running (the same path as a create
+ *    that timed out); the pending creates that made nothing are dropped. (`pulumi refresh
+ *    --import-pending-creates` would be the engine's own way, but v3.248 drops the operation
+ *    instead of recording the resource.)
+ * Exit 0 when resolved, 2 when a person must choose (the ids are printed, nothing is changed),
+ * 1 on any other failure.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createClient } from "../client";
+import { CLUSTER_TYPE, planRecovery, type PendingCreate } from "./plan";
+
+const USAGE = `Usage: cms-recover [--stack NAME] [--dry-run]
+
+Resolves the Cluster creates that an interrupted \`pulumi up\` left pending in the stack:
+records the cluster each one created (the next \`pulumi up\` waits until it is running), or
+drops the ones that created nothing. Run it in the project directory after
+\`pulumi cancel --yes\` and before the next \`pulumi up\`. Idempotent.
+
+  --stack NAME   the stack (default: the selected one)
+  --dry-run      print the plan, change nothing
+  -h, --help     this help
+`;
+
+interface StackExport {
+  deployment?: {
+    resources?: Array<{ urn: string; type: string; id?: string; custom?: boolean }>;
+    pending_operations?: Array<{ type: string; resource: { urn: string; type: string; inputs?: Record<string, unknown> } }>;
+  };
+}
+
+function pulumi(args: string[], stack: string | undefined): { code: number; stdout: string; stderr: string } {
+  const full = [...args, ...(stack ? ["--stack", stack] : []), "--non-interactive"];
+  const r = spawnSync(process.env.PULUMI_COMMAND || "pulumi", full, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  if (r.error) throw new Error(`cannot run pulumi: ${r.error.message}`);
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Apply the plan to the exported stack and import it back. */
+function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stack: string | undefined): void {
+  const deployment = raw.deployment as Required<NonNullable<StackExport["deployment"]>> & Record<string, unknown>;
+  const found = new Map(plan.imports.map((i) => [i.urn, i.id]));
+  const dropped = new Set(plan.clears.map((c) => c.urn));
+  const kept: typeof deployment.pending_operations = [];
+  for (const op of deployment.pending_operations ?? []) {
+    const urn = op.resource.urn;
+    if (op.type !== "creating" || op.resource.type !== CLUSTER_TYPE) kept.push(op);
+    else if (found.has(urn)) {
+      // Nothing in the state depends on a resource whose create never finished: appending keeps
+      // the order valid (its provider and parent come earlier).
+      deployment.resources.push({
+        ...op.resource,
+        id: found.get(urn),
+        outputs: { ...(op.resource.inputs ?? {}) },
+        initErrors: ["created by a run that was interrupted; recorded by cms-recover: the next `pulumi up` waits until it is running"],
+      } as never);
+    } else if (!dropped.has(urn)) kept.push(op);
+  }
+  deployment.pending_operations = kept;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cms-recover-"));
+  const file = path.join(dir, "stack.json");
+  try {
+    writeFileSync(file, JSON.stringify(raw), { mode: 0o600 });
+    const r = pulumi(["stack", "import", "--file", file], stack);
+    if (r.code !== 0) throw new Error(`pulumi stack import failed:\n${r.stdout}${r.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function setting(env: string, key: string, stack: string | undefined): string {
+  const fromEnv = process.env[env]?.trim();
+  if (fromEnv) return fromEnv;
+  const r = pulumi(["config", "get", key], stack);
+  const value = r.code === 0 ? r.stdout.trim() : "";
+  if (!value) throw new Error(`no ${key}: set ${env} or \`pulumi config set ${key} ...\``);
+  return value;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { stack: { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const stack = values.stack;
+  const exported = pulumi(["stack", "export"], stack);
+  if (exported.code !== 0) throw new Error(`pulumi stack export failed: ${exported.stderr.trim()}`);
+  const raw = JSON.parse(exported.stdout) as StackExport;
+  const deployment = raw.deployment ?? {};
+  const allPending = (deployment.pending_operations ?? []).filter((op) => op.type === "creating");
+  const pending: PendingCreate[] = allPending
+    .filter((op) => op.resource.type === CLUSTER_TYPE)
+    .map((op) => ({ urn: op.resource.urn, inputs: op.resource.inputs ?? {} }));
+  if (pending.length === 0) {
+    console.log("cms-recover: no pending Cluster create in the stack; nothing to do");
+    return 0;
+  }
+
+  const client = createClient({
+    endpoint: setting("CMS_ENDPOINT", "cms:endpoint", stack),
+    token: setting("CMS_TOKEN", "cms:token", stack),
+  });
+  const inState = new Set((deployment.resources ?? []).filter((r) => r.type === CLUSTER_TYPE && r.id).map((r) => r.id as string));
+  const plan = planRecovery(pending, inState, await client.listAllClusters());
+
+  for (const i of plan.imports) console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run: recording it`);
+  for (const c of plan.clears) console.log(`cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`);
+  if (plan.ambiguous.length > 0) {
+    for (const a of plan.ambiguous) {
+      const ids = a.candidates.map((c) => `${c.id} (created ${c.created_at}, ${c.status})`).join(", ");
+      console.error(
+        `cms-recover: ${a.urn}: several clusters "${a.name}" could be the interrupted run's: ${ids}. To record the right one,\n` +
+          "  keep it with the `import` resource option (then remove the option) and run `pulumi refresh --clear-pending-creates`,\n" +
+          "and delete the others if they are not wanted. Nothing was changed.",
+      );
+    }
+    return 2;
+  }
+  if (values["dry-run"]) return 0;
+
+  if (allPending.length !== pending.length) {
+    console.error(
+      "cms-recover: other resources' creates are pending too; they are left for `pulumi refresh` to resolve (interactive, or --import-pending-creates / --clear-pending-creates).",
+    );
+  }
+  writeBack(raw, plan, stack);
+  console.log("cms-recover: the stack has no pending Cluster create; run `pulumi up`");
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`cms-recover: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);
