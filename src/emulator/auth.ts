@@ -81,6 +81,11 @@ export class TokenStore {
     this.byToken.set(p.token, p);
   }
 
+  /** Forget a token (revoked or rotated away): it answers 401 from now on. True when it existed. */
+  remove(token: string): boolean {
+    return this.byToken.delete(token);
+  }
+
   has(token: string): boolean {
     return this.byToken.has(token);
   }

@@ -68,6 +68,9 @@ export function controlClient(url: string, adminToken: string): EmulatorControl 
     addToken: async (t: TokenSpec) => {
       await call("POST", "/tokens", t);
     },
+    revokeToken: async (token: string) => {
+      await call("DELETE", "/tokens", { token });
+    },
     setTimings: async (t: Timings) => {
       await call("PATCH", "/timings", t);
     },

@@ -26,6 +26,7 @@ export const CONTROL_ROUTES = {
   requestCounts: "GET /_emulator/request-counts",
   resetRequestCounts: "DELETE /_emulator/request-counts",
   addToken: "POST /_emulator/tokens",
+  revokeToken: "DELETE /_emulator/tokens",
   timings: "GET /_emulator/timings",
   setTimings: "PATCH /_emulator/timings",
   stats: "GET /_emulator/stats",
@@ -89,6 +90,12 @@ export function registerControlRoutes(
       ctl.post<{ Body: Body }>("/tokens", async (req, reply) => {
         await control.addToken(object(req.body) as unknown as TokenSpec);
         return reply.code(201).send({ added: true });
+      });
+      ctl.delete<{ Body: Body }>("/tokens", async (req, reply) => {
+        const { token } = object(req.body);
+        if (typeof token !== "string" || token === "") throw validationFailed("token must be a non-empty string");
+        await control.revokeToken(token);
+        return reply.code(204).send();
       });
       ctl.get("/timings", async () => control.timings());
       ctl.patch<{ Body: Body }>("/timings", async (req) => {

@@ -98,6 +98,10 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     requestCounts: () => sync(() => Object.fromEntries(state.counts)),
     resetRequestCounts: () => sync(() => state.counts.clear()),
     addToken: (t: TokenSpec) => sync(() => state.tokens.add(toPrincipal(t))),
+    revokeToken: (token: string) =>
+      sync(() => {
+        if (!state.tokens.remove(token)) throw new ApiError(404, "not_found", "no such token");
+      }),
     setTimings: (t: Timings) =>
       sync(() => {
         try {

@@ -111,6 +111,8 @@ export interface EmulatorControl {
   requestCounts(): Promise<Record<string, number>>;
   resetRequestCounts(): Promise<void>;
   addToken(t: TokenSpec): Promise<void>;
+  /** Revoke a token (as rotating it in the console does): it answers 401 from then on. */
+  revokeToken(token: string): Promise<void>;
   setTimings(t: Timings): Promise<void>;
   /** Every cluster, ignoring scopes. */
   clusters(): Promise<ApiCluster[]>;
