@@ -368,7 +368,12 @@ export class CmsClient {
       if (response.status === 429) {
         // A refusal says the window is spent even when the headers are missing.
         if (info.remaining === undefined) info.remaining = 0;
-        if (info.resetInMs === undefined) info.resetInMs = serverRequestedDelay(headers, receivedAt)?.delayMs;
+        // Retry-After says exactly when to come back; the reset header is only a clock reading.
+        const asked = serverRequestedDelay(headers, receivedAt);
+        if (asked?.source === "Retry-After") {
+          info.resetInMs = asked.delayMs;
+          info.exact = true;
+        } else if (info.resetInMs === undefined) info.resetInMs = asked?.delayMs;
       }
       this.#limiter!.complete(info, receivedAt);
     }

@@ -102,6 +102,11 @@ export interface RateLimitInfo {
   remaining?: number;
   /** Milliseconds from the moment the response arrived until the window resets. */
   resetInMs?: number;
+  /**
+   * True when `resetInMs` is the server's own instruction (a 429's `Retry-After`), to be waited
+   * exactly; false or absent for a reset time read from a clock printed to the second.
+   */
+  exact?: boolean;
 }
 
 /**

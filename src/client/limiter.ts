@@ -16,6 +16,8 @@ export interface LimiterState {
   remaining?: number;
   /** When the window resets, on the local clock. */
   resetAt?: number;
+  /** True when `resetAt` came from `Retry-After`: waited exactly, without the safety margin. */
+  resetExact?: boolean;
   /** When the last request was let through. */
   lastSentAt?: number;
   /** Requests let through whose response has not arrived. */
@@ -70,7 +72,7 @@ export function computePacingDelay(state: LimiterState, now: number, options: Pa
   const o = { ...DEFAULT_LIMITER_OPTIONS, ...definedOnly(options) };
   if (state.remaining === undefined || state.resetAt === undefined) return 0;
   // The printed reset may be truncated to the second, so the window can end up to a margin later.
-  const end = state.resetAt + o.safetyMarginMs;
+  const end = state.resetAt + (state.resetExact ? 0 : o.safetyMarginMs);
   const timeLeft = end - now;
   if (state.remaining <= 0) return Math.min(Math.max(0, timeLeft), o.maxWaitMs);
   if (now >= state.resetAt) return 0;
@@ -184,6 +186,7 @@ export class RateLimiter {
       s.remaining = sameWindow && s.remaining !== undefined ? Math.min(s.remaining, estimate) : estimate;
     }
     if (resetAt !== undefined) s.resetAt = resetAt;
+    if (info.resetInMs !== undefined) s.resetExact = info.exact === true;
   }
 }
 

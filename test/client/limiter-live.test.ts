@@ -93,4 +93,16 @@ describe("shared limiter against the emulator (wall clock)", () => {
       await emuWall.close();
     }
   });
+
+  it("after a 429 with Retry-After: 1, the next request waits what the header says, not the reset plus a margin", async () => {
+    await emu.control.injectFault({ kind: "rate_limit", retryAfterSeconds: 1, method: "GET", path: "/v1/clusters", count: 1 });
+    const held: number[] = [];
+    // Real clock; the limiter's holds are recorded instead of slept (the retry's own 1 s is slept).
+    const limiter = new RateLimiter({ sleep: async (ms) => void held.push(ms) });
+    const c = client(emu, { limiter });
+    await c.listClusters();
+    expect(c.retries.map((r) => r.delayMs)).toEqual([1000]);
+    // The retry already waited the second the server asked for: nothing more to hold.
+    expect(held.reduce((a, b) => a + b, 0)).toBeLessThan(250);
+  });
 });
