@@ -18,7 +18,7 @@ import { startEngineWatchdog } from "./engine-watchdog";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
 import { nextAutoNameGeneration } from "./naming";
-import { progressSink } from "./progress";
+import { engineAddressFromHost, progressSink } from "./progress";
 import type { PollSchedule } from "./schedule";
 import { resolveTimeouts } from "./timeouts";
 import type { ClusterInputs, ClusterOutputs, ConnectionInputs } from "./types";
@@ -44,6 +44,7 @@ const stateMemory = new StateMemory();
 
 // Inside the dynamic-provider host: exit when the engine that started us is gone (a killed job).
 startEngineWatchdog();
+dropHostEchoes();
 
 /** Replace the {@link ProviderSettings}. Returns the previous ones so tests can restore them. */
 export function setProviderSettings(next: ProviderSettings): ProviderSettings {
@@ -430,54 +431,88 @@ export const clusterProvider = {
    * cluster is gone (404).
    */
   async delete(id: string, raw: Record<string, unknown>): Promise<void> {
-    const props = raw as unknown as Partial<ClusterOutputs>;
-    const { client, connection } = await connectExisting(props.connection, id);
-    const secrets = [connection.token];
-    const timeouts = resolveTimeouts(props.__timeouts);
-    const startedAt = clock().now();
-    const deadline = startedAt + timeouts.deleteMs;
-    const onProgress = progressFor(props.__urn);
-    const waitOptions = {
-      client,
-      id,
-      startedAt,
-      timeoutMs: timeouts.deleteMs,
-      secrets,
-      schedule: settings.schedule,
-      clock: settings.clock,
-      onProgress: onProgress && ((line: string) => onProgress(line)),
-    };
-
-    for (;;) {
-      try {
-        await client.deleteCluster(id);
-        break;
-      } catch (e) {
-        if (isNotFoundError(e)) return;
-        if (!isConflictError(e) || clock().now() >= deadline) {
-          throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
-        }
-        // Busy with another operation: wait until it settles, then ask again.
-        onProgress?.("waiting for the cluster to finish its current operation before deleting");
-        try {
-          await waitForCluster({ ...waitOptions, target: "running" });
-        } catch (w) {
-          if (w instanceof WaitError && w.reason === "gone") return;
-          // "error" (DELETE is allowed then) or already "deleting": just try the DELETE again.
-          if (!(w instanceof WaitError) || w.reason !== "failed") {
-            throw new Error(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
-          }
-        }
-      }
-    }
-    onProgress?.("deleting");
     try {
-      await waitForCluster({ ...waitOptions, target: "gone", countNodes: false });
+      await removeCluster(id, raw);
     } catch (e) {
-      throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+      throw withoutHostEcho(e);
     }
   },
 };
+
+/** The body of {@link clusterProvider.delete}. */
+async function removeCluster(id: string, raw: Record<string, unknown>): Promise<void> {
+  const props = raw as unknown as Partial<ClusterOutputs>;
+  const { client, connection } = await connectExisting(props.connection, id);
+  const secrets = [connection.token];
+  const timeouts = resolveTimeouts(props.__timeouts);
+  const startedAt = clock().now();
+  const deadline = startedAt + timeouts.deleteMs;
+  const onProgress = progressFor(props.__urn);
+  const waitOptions = {
+    client,
+    id,
+    startedAt,
+    timeoutMs: timeouts.deleteMs,
+    secrets,
+    schedule: settings.schedule,
+    clock: settings.clock,
+    onProgress: onProgress && ((line: string) => onProgress(line)),
+  };
+
+  for (;;) {
+    try {
+      await client.deleteCluster(id);
+      break;
+    } catch (e) {
+      if (isNotFoundError(e)) return;
+      if (!isConflictError(e) || clock().now() >= deadline) {
+        throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
+      }
+      // Busy with another operation: wait until it settles, then ask again.
+      onProgress?.("waiting for the cluster to finish its current operation before deleting");
+      try {
+        await waitForCluster({ ...waitOptions, target: "running" });
+      } catch (w) {
+        if (w instanceof WaitError && w.reason === "gone") return;
+        // "error" (DELETE is allowed then) or already "deleting": just try the DELETE again.
+        if (!(w instanceof WaitError) || w.reason !== "failed") {
+          throw new Error(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
+        }
+      }
+    }
+  }
+  onProgress?.("deleting");
+  try {
+    await waitForCluster({ ...waitOptions, target: "gone", countNodes: false });
+  } catch (e) {
+    throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+  }
+}
+
+/**
+ * The dynamic-provider host prints a failed delete as `${e}: ${e.stack}` on stderr, besides
+ * returning it to the engine, which shows it: the message twice, the second time with a stack of
+ * source paths. The engine's copy is the one to keep, so the host's echo is given a stack-less
+ * copy of the message to print, and that exact line is dropped (see {@link dropHostEchoes}).
+ */
+function withoutHostEcho(e: unknown): Error {
+  const err = e instanceof Error ? e : new Error(String(e));
+  err.stack = "";
+  hostEchoes.add(`${err}: `);
+  return err;
+}
+
+const hostEchoes = new Set<string>();
+
+/** In the host process only: drop the host's stderr echo of errors marked by {@link withoutHostEcho}. */
+function dropHostEchoes(): void {
+  if (!engineAddressFromHost()) return;
+  const original = console.error.bind(console);
+  console.error = (...args: unknown[]) => {
+    if (args.length === 1 && typeof args[0] === "string" && hostEchoes.delete(args[0])) return;
+    original(...args);
+  };
+}
 
 function describePatch(patch: { workers?: number; node_size?: string }): string {
   const parts: string[] = [];
