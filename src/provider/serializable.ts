@@ -19,7 +19,11 @@ export const IMPLEMENTATION_FILE = "cluster-provider.js";
  * - Installed as a package (the path runs through `node_modules/<name>/...`): a package
  *   specifier such as `pulumi-cms/dist/provider/cluster-provider.js`. The host process runs in
  *   the program's directory, so this resolves from the program's `node_modules`, and the text
- *   does not depend on where the project lives. (package.json exports `./dist/*` for this.)
+ *   does not depend on where the project lives.
+ *
+ *   This specifier is the state contract (CHANGELOG.md, "Versioning policy"): every stack holds
+ *   it, and refresh and destroy load it from whatever release is installed then. package.json
+ *   exports it explicitly, and every release keeps that file and its `clusterProvider` export.
  * - Anywhere else (a program importing the repository's `dist` by relative path): the absolute
  *   path of the implementation file.
  */
