@@ -143,6 +143,15 @@ function progressFor(urn: string | undefined): ((line: string) => void) | undefi
   return (line) => sink.report(urn, line);
 }
 
+/** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns (at most 5 s). */
+async function warnFor(urn: string, message: string): Promise<void> {
+  const delivered = progressSink()?.warn?.(urn, message);
+  if (!delivered) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([delivered, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
+}
+
 /** Attach the serialized provider, which the host does not add to init-error properties. */
 function withProvider<T extends object>(outs: T, provider: unknown): T {
   return typeof provider === "string" ? { ...outs, __provider: provider } : outs;
@@ -257,7 +266,7 @@ export const clusterProvider = {
     } else {
       first = await findLeftover(client, inputs, stateMemory.previous(inputs.__urn)?.name, secrets);
       if (first && inputs.__urn) {
-        progressSink()?.warn?.(
+        await warnFor(
           inputs.__urn,
           `cluster ${first.id} ("${first.name}", ${first.status}) was created for this resource by an earlier run that was interrupted: it is taken over instead of creating another`,
         );
@@ -330,7 +339,7 @@ export const clusterProvider = {
       if (cluster.status === "deleting") {
         if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
         if (props.__urn) {
-          progressSink()?.warn?.(props.__urn, `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`);
+          await warnFor(props.__urn, `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`);
         }
         return {};
       }

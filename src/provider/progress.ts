@@ -11,8 +11,12 @@ import { createRequire } from "node:module";
 export interface ProgressSink {
   /** Show `message` for the resource `urn` (transient: replaced by the next line). */
   report(urn: string, message: string): void;
-  /** Show a warning for the resource `urn` that stays in the CLI's output (diagnostics). */
-  warn?(urn: string, message: string): void;
+  /**
+   * Show a warning for the resource `urn` that stays in the CLI's output (diagnostics).
+   * Resolves once delivered (or given up on): await it before the operation returns, or the
+   * engine may finish the step before the warning arrives.
+   */
+  warn?(urn: string, message: string): Promise<void>;
 }
 
 /** A sink that drops everything. */
@@ -62,7 +66,7 @@ function connectToEngine(): ProgressSink | null {
     const client = new EngineClient(address, grpc.credentials.createInsecure());
     let last: Promise<void> = Promise.resolve();
     // Serialise the calls so lines arrive in order; a failed delivery is only a lost hint.
-    const send = (urn: string, message: string, severity: number, ephemeral: boolean) => {
+    const send = (urn: string, message: string, severity: number, ephemeral: boolean): Promise<void> => {
       last = last.then(
         () =>
           new Promise<void>((resolve) => {
@@ -78,9 +82,10 @@ function connectToEngine(): ProgressSink | null {
             }
           }),
       );
+      return last;
     };
     return {
-      report: (urn, message) => send(urn, message, engproto.LogSeverity.INFO, true),
+      report: (urn, message) => void send(urn, message, engproto.LogSeverity.INFO, true),
       warn: (urn, message) => send(urn, message, engproto.LogSeverity.WARNING, false),
     };
   } catch {

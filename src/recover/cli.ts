@@ -41,7 +41,7 @@ drops the ones that created nothing. Run it in the project directory after
 
 interface StackExport {
   deployment?: {
-    resources?: Array<{ urn: string; type: string; id?: string; custom?: boolean }>;
+    resources?: Array<{ urn: string; type: string; id?: string; custom?: boolean; delete?: boolean; pendingReplacement?: boolean }>;
     pending_operations?: Array<{ type: string; resource: { urn: string; type: string; inputs?: Record<string, unknown> } }>;
   };
 }
@@ -63,6 +63,11 @@ function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stac
     const urn = op.resource.urn;
     if (op.type !== "creating" || op.resource.type !== CLUSTER_TYPE) kept.push(op);
     else if (found.has(urn)) {
+      // The resource this create replaces, if any: after a delete-before-replace its cluster is
+      // gone (`pendingReplacement`) and the entry goes; otherwise it is marked for deletion,
+      // which the next `up` carries out, as the engine does once a replacement exists.
+      deployment.resources = deployment.resources.filter((r) => !(r.urn === urn && r.pendingReplacement === true));
+      for (const r of deployment.resources) if (r.urn === urn && !r.delete) r.delete = true;
       // Nothing in the state depends on a resource whose create never finished: appending keeps
       // the order valid (its provider and parent come earlier).
       deployment.resources.push({

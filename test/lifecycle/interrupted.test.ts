@@ -197,6 +197,21 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
   }, STEP_TIMEOUT);
 
+  it("(d) delete-before-replace (explicit name), killed after the new cluster was created: cms-recover records it", async () => {
+    const p = await project({ name: "pinned-d", controlPlanes: 1 });
+    await p.up();
+    const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+    await p.setConfig("controlPlanes", 3);
+    const fresh = async () => (await byName("pinned-d")).filter((c) => c.id !== oldId);
+    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await fresh()).length > 0, "replacement created");
+    const [replacement] = await fresh();
+    await p.run(["cancel", "--yes"], { allowFailure: true });
+    expect((await recover(p)).output).toContain(`cluster ${replacement.id}`);
+    await nextRun(p, ["up", "--yes", "--skip-preview"]);
+    expect(await assertClean(p)).toEqual([replacement.id]);
+    expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
+  }, STEP_TIMEOUT);
+
   it("(e) destroy killed while the cluster is deleting: the next destroy finishes", async () => {
     const p = await project();
     await p.up();
