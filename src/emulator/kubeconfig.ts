@@ -6,7 +6,11 @@
 import { stringify } from "yaml";
 import type { ClusterRecord } from "./lifecycle";
 
-/** YAML text of the cluster's kubeconfig. */
+/**
+ * YAML text of the cluster's kubeconfig. Every string value is double-quoted: a cluster may be
+ * named `yes`, `off`, `0b101` or `0o17` (all valid names), which YAML 1.1 readers (kubectl's)
+ * or 1.2 readers would otherwise take for a boolean or a number. Lines are never folded.
+ */
 export function renderKubeconfig(c: ClusterRecord): string {
   const user = `${c.name}-admin`;
   const context = `admin@${c.name}`;
@@ -25,5 +29,5 @@ export function renderKubeconfig(c: ClusterRecord): string {
     contexts: [{ name: context, context: { cluster: c.name, user, namespace: "default" } }],
     "current-context": context,
     preferences: {},
-  });
+  }, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN", lineWidth: 0 });
 }
