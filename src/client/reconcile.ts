@@ -50,10 +50,12 @@ export function findCreatedCluster(
   return candidates.reduce((newest, c) => (created(c) > created(newest) ? c : newest));
 }
 
-// Compare the fields the server echoes back from the request. Nothing of ours can have changed
-// the cluster since (its id never reached us), so they still match; a field the server leaves
-// out is not held against the candidate.
-function matchesRequest(c: ApiCluster, r: CreateClusterRequest): boolean {
+/**
+ * True when cluster `c` has the shape that request `r` asked for. Compares the fields the server
+ * echoes back from the request; a field the server leaves out is not held against the cluster.
+ * (Nothing of ours can have changed a cluster whose id never reached us, so they still match.)
+ */
+export function matchesRequest(c: ApiCluster, r: CreateClusterRequest): boolean {
   if (c.control_planes !== undefined && c.control_planes !== r.control_planes) return false;
   if (c.workers !== undefined && c.workers !== r.workers) return false;
   if (c.node_size !== undefined && c.node_size !== r.node_size) return false;

@@ -7,16 +7,19 @@
  * only `pulumi refresh --import-pending-creates URN ID` or `--clear-pending-creates` resolves it.
  * The pending inputs are the evidence:
  * - an auto-name derived from the URN (see `provider/naming.ts`) is this resource's alone: the
- *   cluster carrying it, not yet in the state, is the one;
+ *   cluster carrying it, not yet in the state and not being deleted, is the one (the rule the
+ *   provider's own takeover follows, `provider/adoption.ts`);
  * - an explicit name is anybody's: only a cluster with that name and shape created after the
  *   create was checked (`__requestedAt`, with {@link CLOCK_TOLERANCE_MS} for clock skew), not in
  *   the state, counts. A cluster that existed before (console, another stack) never does.
  * Several candidates are never guessed between.
  */
+import { matchesRequest } from "../client/reconcile";
 import type { ApiCluster } from "../client/types";
+import { toCreateRequest } from "../provider/mapping";
+import type { ClusterInputs } from "../provider/types";
 
-/** Type token of the Cluster resource, as it appears in the state. */
-export const CLUSTER_TYPE = "pulumi-nodejs:dynamic/cms:Cluster";
+export { CLUSTER_TYPE } from "../resources/type-token";
 
 /** How far a cluster's `created_at` may precede the recorded check time and still count. */
 export const CLOCK_TOLERANCE_MS = 5_000;
@@ -64,13 +67,10 @@ export function planRecovery(
 
 function isCandidate(c: ApiCluster, inputs: Record<string, unknown>, toleranceMs: number): boolean {
   if (c.name !== inputs.name || c.status === "deleting") return false;
-  if (c.control_planes !== undefined && c.control_planes !== inputs.controlPlanes) return false;
-  if (c.phase !== undefined && c.phase !== (inputs.phase ?? "managed")) return false;
   if (inputs.__autonamed === true) return true;
   // An explicit name proves nothing: the cluster must have been made as requested, after this
   // create began.
-  if (c.workers !== undefined && c.workers !== inputs.workers) return false;
-  if (c.node_size !== undefined && c.node_size !== inputs.nodeSize) return false;
+  if (!matchesRequest(c, toCreateRequest(inputs as unknown as ClusterInputs))) return false;
   const requestedAt = typeof inputs.__requestedAt === "string" ? Date.parse(inputs.__requestedAt) : Number.NaN;
   const createdAt = Date.parse(c.created_at);
   if (Number.isNaN(requestedAt) || Number.isNaN(createdAt)) return false;

@@ -14,12 +14,9 @@ import { serializableProvider } from "../provider/serializable";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { stateRecordOf } from "./state-record";
 
-/** Module part of the resource type token. */
-export const CLUSTER_MODULE = "cms";
-/** Type part of the resource type token. */
-export const CLUSTER_TYPE_NAME = "Cluster";
-/** The full type token, as it appears in URNs and `pulumi stack` output. */
-export const CLUSTER_TYPE = `pulumi-nodejs:dynamic/${CLUSTER_MODULE}:${CLUSTER_TYPE_NAME}`;
+import { CLUSTER_MODULE, CLUSTER_TYPE, CLUSTER_TYPE_NAME } from "./type-token";
+
+export { CLUSTER_MODULE, CLUSTER_TYPE, CLUSTER_TYPE_NAME };
 
 /** Explicit connection for one resource; overrides stack config and environment. */
 export interface ClusterConnectionArgs {
