@@ -4,7 +4,8 @@
  * Matching (docs/api-contract.md): a fault matches when its `method` (if any) equals the
  * request method, and its `path` (if any) either equals the matched route pattern (when it
  * contains `:`, e.g. `/v1/clusters/:cluster_id`) or is a prefix of the request path
- * (otherwise, e.g. `/v1/clusters` or `/v1/clusters/cls_0123…`). Every matching latency
+ * (otherwise, e.g. `/v1/clusters` or `/v1/clusters/cls_0123…`), or equals the request path when
+ * `exact` is set (`/v1/clusters` exact: the list only). Every matching latency
  * fault adds its delay; then the oldest matching non-latency fault, if any, answers.
  */
 import { validationFailed } from "./errors";
@@ -76,7 +77,7 @@ function matches(f: Fault, method: string, path: string, route: string | undefin
   if (f.method && f.method !== method) return false;
   if (!f.path) return true;
   if (f.path.includes(":")) return f.path === route;
-  return path.startsWith(f.path);
+  return f.exact ? path === f.path : path.startsWith(f.path);
 }
 
 const KINDS = ["status", "rate_limit", "drop", "latency"];
@@ -87,7 +88,7 @@ export function checkFault(spec: unknown): FaultSpec {
     throw validationFailed("fault must be a JSON object with at least kind");
   }
   const s = spec as Record<string, unknown>;
-  const allowed = ["method", "path", "kind", "status", "count", "latencyMs", "retryAfterSeconds"];
+  const allowed = ["method", "path", "exact", "kind", "status", "count", "latencyMs", "retryAfterSeconds"];
   for (const key of Object.keys(s)) {
     if (!allowed.includes(key)) throw validationFailed(`${key.slice(0, 40)} is not a known fault field; allowed: ${allowed.join(", ")}`);
   }
@@ -100,6 +101,7 @@ export function checkFault(spec: unknown): FaultSpec {
   if (s.path !== undefined && (typeof s.path !== "string" || !s.path.startsWith("/v1"))) {
     throw validationFailed('path must be a route pattern or a path prefix starting with "/v1"');
   }
+  if (s.exact !== undefined && typeof s.exact !== "boolean") throw validationFailed("exact must be true or false");
   if (s.status !== undefined && ![500, 502, 503].includes(s.status as number)) {
     throw validationFailed("status must be 500, 502 or 503");
   }

@@ -70,6 +70,8 @@ export interface RunningEmulator {
 export interface FaultSpec {
   method?: string;
   path?: string;
+  /** Match the request path exactly instead of as a prefix (`/v1/clusters`: the list only). */
+  exact?: boolean;
   kind: "status" | "rate_limit" | "drop" | "latency";
   /** For `status` faults; default 503. */
   status?: 500 | 502 | 503;

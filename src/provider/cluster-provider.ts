@@ -20,6 +20,7 @@ import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "
 import { nextAutoNameGeneration } from "./naming";
 import { engineAddressFromHost, progressSink } from "./progress";
 import type { PollSchedule } from "./schedule";
+import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import type { ClusterInputs, ClusterOutputs, ConnectionInputs } from "./types";
 import { SYSTEM_CLOCK, WaitError, waitForCluster, type Clock } from "./waiter";
@@ -102,17 +103,19 @@ const STALE_TOKEN_HINT =
 /**
  * Connect for an operation on an existing cluster (read, delete). When the token in use is
  * refused (401), try the later sources' tokens (see {@link alternativeTokens}), probing each once
- * with GET; the first that is not refused is used.
+ * with `probe` (a GET by default; reads probe through the shared pages, so the probe costs
+ * nothing extra); the first that is not refused is used.
  */
 async function connectExisting(
   explicit: ConnectionInputs | undefined,
   id: string,
+  probe: (client: CmsClient) => Promise<unknown> = (client) => client.getCluster(id),
 ): Promise<{ client: CmsClient; connection: Connection }> {
   const primary = connect(explicit);
   const alternatives = alternativeTokens(explicit, primary.connection.token);
   if (alternatives.length === 0) return primary;
   try {
-    await primary.client.getCluster(id);
+    await probe(primary.client);
     return primary;
   } catch (e) {
     if (statusOf(e) !== 401) return primary; // the real call will report it
@@ -121,7 +124,7 @@ async function connectExisting(
     const connection = { endpoint: primary.connection.endpoint, token };
     const candidate = { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
     try {
-      await candidate.client.getCluster(id);
+      await probe(candidate.client);
       return candidate;
     } catch (e) {
       if (statusOf(e) !== 401) return candidate;
@@ -279,6 +282,7 @@ export const clusterProvider = {
         // Nothing was created (the client reconciles lost replies before giving up).
         throw new Error(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`);
       }
+      forgetReads(client);
       onProgress?.(`${first.status}: cluster ${first.id} accepted`);
     }
     const id = first.id;
@@ -330,12 +334,13 @@ export const clusterProvider = {
   async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
     const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
     const getting = props.name === undefined && props.status === undefined && props.createdAt === undefined;
-    const { client, connection } = await connectExisting(props.connection, id);
+    const { client, connection } = await connectExisting(props.connection, id, (c) => readCluster(c, id));
     const secrets = [connection.token];
     let cluster: ApiCluster;
     let fresh: string;
     try {
-      cluster = await client.getCluster(id);
+      // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
+      cluster = await readCluster(client, id);
       if (cluster.status === "deleting") {
         if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
         if (props.__urn) {
@@ -406,6 +411,7 @@ export const clusterProvider = {
             last = (await wait("running")) as ApiCluster;
           }
         }
+        forgetReads(client);
         onProgress?.(`${last.status}: ${describePatch(patch)}`);
       } else {
         last = await client.getCluster(id);
@@ -471,6 +477,7 @@ async function removeCluster(id: string, raw: Record<string, unknown>): Promise<
   for (;;) {
     try {
       await client.deleteCluster(id);
+      forgetReads(client);
       break;
     } catch (e) {
       if (isNotFoundError(e)) return;

@@ -22,6 +22,7 @@
 import { MAX_PER_PAGE } from "../client/client";
 import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../client/types";
+import { processSingleton } from "./process-singleton";
 
 /** What the shared poller needs of a client: `CmsClient` has all of it. */
 export interface SharedPollClient {
@@ -192,18 +193,8 @@ function isSharedPollClient(client: unknown): client is SharedPollClient {
   );
 }
 
-// On globalThis under a registered symbol, like the client's limiters: one poller per endpoint +
-// token even if two copies of this package are loaded in the process.
-const REGISTRY_SYMBOL = Symbol.for("pulumi-cms.provider.shared-pollers");
-function registry(): Map<string, SharedPoller> {
-  const g = globalThis as unknown as Record<symbol, Map<string, SharedPoller> | undefined>;
-  let map = g[REGISTRY_SYMBOL];
-  if (!map) {
-    map = new Map();
-    g[REGISTRY_SYMBOL] = map;
-  }
-  return map;
-}
+// One poller per endpoint + token even if two copies of this package are loaded in the process.
+const pollers = processSingleton(Symbol.for("pulumi-cms.provider.shared-pollers"), () => new Map<string, SharedPoller>());
 
 /**
  * The process-wide poller of this client's endpoint + token, or undefined when the client
@@ -211,16 +202,15 @@ function registry(): Map<string, SharedPoller> {
  */
 export function sharedPollerFor(client: unknown): SharedPoller | undefined {
   if (!isSharedPollClient(client)) return undefined;
-  const map = registry();
-  let poller = map.get(client.identity);
+  let poller = pollers.get(client.identity);
   if (!poller) {
     poller = new SharedPoller(client);
-    map.set(client.identity, poller);
+    pollers.set(client.identity, poller);
   }
   return poller;
 }
 
 /** Forget every shared poller (tests that restart the emulator). */
 export function clearSharedPollers(): void {
-  registry().clear();
+  pollers.clear();
 }

@@ -1,0 +1,159 @@
+/**
+ * Shared reads: a `refresh` (or `preview --refresh`, `up --refresh`, a drift gate) reads every
+ * cluster of the stack, and the engine sends those reads to this process within moments of each
+ * other. Instead of one `GET /v1/clusters/{id}` each, they are answered from list pages
+ * (`GET /v1/clusters?per_page=100`) fetched once and shared, so a pass over N clusters costs
+ * ceil(N/100) list calls instead of N gets (plus one kubeconfig each, which no list carries).
+ *
+ * Why: a token's per-minute budget is shared by every pipeline that uses it. Fifty clusters read
+ * one by one spend fifty calls per pass; a `refresh` with its preview spends two passes.
+ *
+ * Rules (a read must return what a GET would):
+ * - Pages are kept for {@link PASS_MS} after they arrive, and dropped at once when this process
+ *   writes through the same connection, so no read returns a status older than the pass.
+ * - A cluster found in a page is returned when the page carries the full cluster object;
+ *   otherwise, or when it is not found, it gets its own GET. Absence from a list never removes a
+ *   cluster from the state: only its own GET answering 404 does. So clusters created or deleted
+ *   while the pages are read (which shifts items across pages), a token scoped to some clusters
+ *   (which lists only those, or cannot list), and a failed listing all fall back to the GET.
+ * - Never more list pages than reads: a stack of two clusters in an account of 5,000 does not
+ *   walk 50 pages; past that point reads GET.
+ * - One reader per connection (endpoint + token, see `CmsClient.identity`): reads of clusters
+ *   behind different endpoints or tokens are never answered from each other's pages.
+ */
+import { MAX_PER_PAGE } from "../client/client";
+import type { ApiCluster, ApiClusterList } from "../client/types";
+import { processSingleton } from "./process-singleton";
+
+/** How long fetched pages answer reads. A pass of reads arrives within a few seconds. */
+export const PASS_MS = 10_000;
+
+/** What a shared reader needs of a client: `CmsClient` has all of it. */
+export interface SharedReadClient {
+  /** Same value for clients of the same endpoint and token (the token is not in it). */
+  readonly identity: string;
+  getCluster(id: string): Promise<ApiCluster>;
+  listClusters(query: { page?: number; perPage?: number }): Promise<ApiClusterList>;
+}
+
+interface Pass {
+  /** When the first page arrived (the pass ends {@link PASS_MS} later). */
+  firstAt?: number;
+  pages: Map<number, Promise<ApiClusterList>>;
+  /** Known once page 1 arrived. */
+  pageCount?: number;
+  /** Set when a listing failed or is refused (e.g. a token scoped to one cluster): GET instead. */
+  unusable: boolean;
+  /** Distinct clusters read in this pass (bounds the pages walked). */
+  ids: Set<string>;
+}
+
+/** Reads clusters of one connection through shared list pages; see the module comment. */
+export class SharedReader {
+  private pass: Pass | undefined;
+
+  constructor(
+    private readonly client: SharedReadClient,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** The cluster, as `GET /v1/clusters/{id}` would return it (rejects the same way, 404 included). */
+  async read(id: string): Promise<ApiCluster> {
+    const pass = this.currentPass();
+    pass.ids.add(id);
+    for (let page = 1; !pass.unusable; page++) {
+      if (page > 1 && page > (pass.pageCount ?? 1)) break;
+      let pending = pass.pages.get(page);
+      if (!pending) {
+        if (page > 1 && pass.pages.size >= pass.ids.size) break;
+        pending = this.client.listClusters({ page, perPage: MAX_PER_PAGE });
+        pass.pages.set(page, pending);
+      }
+      let list: ApiClusterList;
+      try {
+        list = await pending;
+      } catch {
+        pass.unusable = true;
+        break;
+      }
+      if (page === 1) {
+        pass.firstAt ??= this.now();
+        pass.pageCount ??= pageCount(list);
+      }
+      const found = list.items.find((c) => c?.id === id);
+      if (found) {
+        if (isFullCluster(found)) return found;
+        break;
+      }
+    }
+    return this.client.getCluster(id);
+  }
+
+  /** Drop the pages: this process changed something they may show (a create, update or delete). */
+  forget(): void {
+    this.pass = undefined;
+  }
+
+  private currentPass(): Pass {
+    const pass = this.pass;
+    if (pass && (pass.firstAt === undefined || this.now() - pass.firstAt < PASS_MS)) return pass;
+    this.pass = { pages: new Map(), unusable: false, ids: new Set() };
+    return this.pass;
+  }
+}
+
+/** Pages of the listing, from its first page (`total` and `per_page`, both optional in practice). */
+function pageCount(list: ApiClusterList): number {
+  const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
+  const total = typeof list.total === "number" && list.total >= 0 ? list.total : list.items.length;
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+/** A list item that carries what a GET returns (a service may list abbreviated objects). */
+function isFullCluster(c: ApiCluster): boolean {
+  return (
+    typeof c.id === "string" &&
+    typeof c.status === "string" &&
+    typeof c.endpoint === "string" &&
+    typeof c.kubernetes_version === "string" &&
+    typeof c.node_count === "number" &&
+    typeof c.workers === "number" &&
+    typeof c.node_size === "string"
+  );
+}
+
+function isSharedReadClient(client: unknown): client is SharedReadClient {
+  const c = client as Partial<SharedReadClient> | null;
+  return !!c && typeof c.identity === "string" && c.identity !== "" && typeof c.getCluster === "function" && typeof c.listClusters === "function";
+}
+
+const readers = processSingleton(Symbol.for("pulumi-cms.provider.shared-readers"), () => new Map<string, SharedReader>());
+
+/**
+ * The process-wide reader of this client's connection, or undefined when the client cannot list
+ * (a test double), and reads stay one GET each.
+ */
+export function sharedReaderFor(client: unknown): SharedReader | undefined {
+  if (!isSharedReadClient(client)) return undefined;
+  let reader = readers.get(client.identity);
+  if (!reader) {
+    reader = new SharedReader(client);
+    readers.set(client.identity, reader);
+  }
+  return reader;
+}
+
+/** Read cluster `id` through the shared reader of its connection (a plain GET for other clients). */
+export function readCluster(client: SharedReadClient | Pick<SharedReadClient, "getCluster">, id: string): Promise<ApiCluster> {
+  return sharedReaderFor(client)?.read(id) ?? client.getCluster(id);
+}
+
+/** Drop the pages of this client's connection (after a write through it). */
+export function forgetReads(client: unknown): void {
+  if (isSharedReadClient(client)) readers.get(client.identity)?.forget();
+}
+
+/** Forget every reader (tests that restart the emulator). */
+export function clearSharedReaders(): void {
+  readers.clear();
+}
