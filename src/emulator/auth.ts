@@ -24,6 +24,9 @@ export interface Principal {
   expiresAt?: number;
 }
 
+/** `2026-12-31T23:59:59Z`, with optional fractions and an offset instead of `Z`. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
 const SCOPE = /^(\*|cluster:\*|cluster:[A-Za-z0-9_-]{1,100})$/;
 
 /**
@@ -54,8 +57,8 @@ export function toPrincipal(spec: unknown, where = "token"): Principal {
   }
   let expiresAt: number | undefined;
   if (s.expires_at !== undefined && s.expires_at !== null) {
-    expiresAt = typeof s.expires_at === "string" ? Date.parse(s.expires_at) : NaN;
-    if (Number.isNaN(expiresAt)) throw validationFailed(`${where}.expires_at must be an ISO 8601 date-time`);
+    expiresAt = typeof s.expires_at === "string" && ISO_DATE_TIME.test(s.expires_at) ? Date.parse(s.expires_at) : NaN;
+    if (Number.isNaN(expiresAt)) throw validationFailed(`${where}.expires_at must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T23:59:59Z`);
   }
   const scope = s.scope;
   let clusterId: string | undefined;

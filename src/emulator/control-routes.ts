@@ -4,7 +4,7 @@
  * rate limited or affected by faults.
  */
 import type { FastifyInstance } from "fastify";
-import { bearer } from "./auth";
+import { bearer, tryAuthenticate } from "./auth";
 import { ApiError, validationFailed } from "./errors";
 import type { ControlExtras } from "./control";
 import type { EmulatorState } from "./state";
@@ -52,7 +52,8 @@ export function registerControlRoutes(
       ctl.addHook("onRequest", async (req) => {
         const token = bearer(req.headers.authorization);
         if (token === adminToken) return;
-        if (token !== undefined && state.tokens.has(token)) {
+        // A valid service token is the wrong kind (403); an expired or unknown one is no token (401).
+        if (tryAuthenticate(state.tokens, req.headers.authorization, state.now())) {
           throw new ApiError(403, "forbidden", "Insufficient permissions: the control API needs the emulator's admin token, not a service token");
         }
         throw new ApiError(401, "unauthorized", "The admin token is missing, invalid or expired: send Authorization: Bearer <adminToken>");

@@ -29,12 +29,11 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     if (c.status !== "running") throw conflict(`Cluster ${c.id} is ${c.status}; it can be ${action} only when running`);
     return c;
   };
-  const sync = <T>(fn: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(fn());
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  // Resolves once the change is durable, as an HTTP answer would (see persistence.ts).
+  const sync = async <T>(fn: () => T): Promise<T> => {
+    const out = fn();
+    await state.durable();
+    return out;
   };
 
   return {
@@ -61,13 +60,13 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
           throw validationFailed(`workers must be an integer between 1 and ${MAX_WORKERS}`);
         }
         const c = running(clusterId, "scaled");
-        if (scaleCluster(c, { workers }, state.now(), state.durations.scale, false)) state.onChange();
+        if (scaleCluster(c, { workers }, state.now(), state.durations.scale, false)) state.onChange(c.id);
       }),
     resize: (clusterId, nodeSize) =>
       sync(() => {
         if (!NODE_SIZES.includes(nodeSize as NodeSize)) throw validationFailed(`node_size must be one of ${NODE_SIZES.join(", ")}`);
         const c = running(clusterId, "resized");
-        if (scaleCluster(c, { node_size: nodeSize as NodeSize }, state.now(), state.durations.scale, false)) state.onChange();
+        if (scaleCluster(c, { node_size: nodeSize as NodeSize }, state.now(), state.durations.scale, false)) state.onChange(c.id);
       }),
     upgrade: (clusterId, version) =>
       sync(() => {
@@ -75,7 +74,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
           throw validationFailed("kubernetes_version must look like v<major>.<minor>.<patch>, e.g. v1.31.0");
         }
         const c = running(clusterId, "upgraded");
-        if (upgradeCluster(c, version, state.now(), state.durations.upgrade)) state.onChange();
+        if (upgradeCluster(c, version, state.now(), state.durations.upgrade)) state.onChange(c.id);
       }),
     deleteCluster: (clusterId) =>
       sync(() => {
@@ -85,7 +84,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         if (c.status === "deleting") return;
         startDelete(c, state.now(), state.durations.delete);
         state.markDeleting(c.id);
-        state.onChange();
+        state.onChange(c.id);
       }),
     rotateKubeconfig: (clusterId) =>
       sync(() => {
@@ -93,7 +92,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         const c = state.get(clusterId);
         if (!c) throw clusterNotFound(clusterId);
         c.kubeconfig = newKubeconfigCredential();
-        state.onChange();
+        state.onChange(c.id);
       }),
     requestCounts: () => sync(() => Object.fromEntries(state.counts)),
     resetRequestCounts: () => sync(() => state.counts.clear()),

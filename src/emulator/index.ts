@@ -17,7 +17,7 @@ import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
-export type { EmulatorControl, EmulatorOptions, FaultSpec, Permission, Plan, RunningEmulator, Timings, TokenSpec } from "./types";
+export type { ConnectionLimits, EmulatorControl, EmulatorOptions, FaultSpec, Permission, Plan, RunningEmulator, Timings, TokenSpec } from "./types";
 export { controlClient, ControlError } from "./control-client";
 export { ManualClock, systemClock, type Clock } from "./clock";
 export { DEFAULT_TIMINGS } from "./state";
@@ -54,19 +54,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   let persister: Persister | undefined;
   if (options.statePath) {
-    loadState(options.statePath, state);
-    persister = new Persister(options.statePath, state);
-    const p = persister;
+    const p = new Persister(options.statePath, state, loadState(options.statePath, state));
     try {
-      await p.writeNow();
+      await p.open();
     } catch (e) {
       throw new Error(`cannot write state file ${options.statePath}: ${(e as Error).message}`);
     }
-    state.onChange = () => p.schedule();
+    state.onChange = (id) => p.changed(id);
+    state.durable = () => p.durable();
+    persister = p;
   }
 
   const control = createControl(state);
-  const app = buildServer(state, { logger: options.logger, adminToken, control });
+  const app = buildServer(state, { logger: options.logger, adminToken, control, connections: options.connections });
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
@@ -82,7 +82,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     close: () =>
       (closing ??= (async () => {
         await app.close();
-        await persister?.flush();
+        await persister?.close();
       })()),
   };
 }

@@ -7,12 +7,15 @@
  * cluster exists (404) → cluster in scope (403) → cluster status (409).
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { createServer, METHODS, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { canonicalUrl } from "./canonical-url";
 import { requireCreateScope, requirePermission, tryAuthenticate, type Principal } from "./auth";
 import { ApiError, clip, internalError } from "./errors";
 import type { Fault } from "./faults";
 import { registerControlRoutes } from "./control-routes";
 import type { ControlExtras } from "./control";
-import type { EmulatorControl, Permission } from "./types";
+import type { ConnectionLimits, EmulatorControl, Permission } from "./types";
 import { clusterJson } from "./lifecycle";
 import { createCluster, deleteCluster, getCluster, listClusterRecords, updateCluster, type CreateBody, type ListQuery, type UpdateBody } from "./operations/clusters";
 import { getKubeconfig } from "./operations/kubeconfig";
@@ -52,18 +55,77 @@ declare module "fastify" {
   }
 }
 
-const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+/** Every method Node's parser accepts, but CONNECT (a proxy request, never a route). */
+const ALL_METHODS = METHODS.filter((m) => m !== "CONNECT");
+
+/** Defaults of {@link ConnectionLimits}. */
+export const CONNECTION_LIMITS: Required<ConnectionLimits> = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 4096 };
 
 /** Options of {@link buildServer}. */
 export interface ServerOptions {
   logger?: boolean;
   adminToken: string;
   control: EmulatorControl & ControlExtras;
+  connections?: ConnectionLimits;
+}
+
+/**
+ * The service's `{error, message}` answer written straight to a socket, for what the HTTP layer
+ * refuses before any request object exists (malformed, too large, too slow); then the
+ * connection is closed, since the rest of what the client sends cannot be trusted to frame a request.
+ */
+function answerOnSocket(socket: Duplex, status: number, reason: string, error: string, message: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error, message });
+  // Destroyed once written: a client that never reads must not keep the connection open.
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
+/** Node's HTTP server with the time limits and the connection cap (see {@link ConnectionLimits}). */
+function httpServer(limits: Required<ConnectionLimits>, handler: Parameters<typeof createServer>[1]): Server {
+  const server = createServer(
+    {
+      // Answered by the onRequest hook in the service's format instead of an empty 400.
+      requireHostHeader: false,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often the time limits are checked (Node's default, 30 s, would double them).
+      connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    handler,
+  );
+  server.maxConnections = limits.maxConnections;
+  // Any Expect but 100-continue (which Node answers itself).
+  server.on("checkExpectation", (_req, res) => {
+    const body = JSON.stringify({ error: "expectation_failed", message: "Only Expect: 100-continue is supported" });
+    res.writeHead(417, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" });
+    res.end(body);
+  });
+  return server;
 }
 
 /** Builds (does not start) the fastify app serving `state`. */
 export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyInstance {
+  const limits = { ...CONNECTION_LIMITS, ...opts.connections };
   const app = Fastify({
+    serverFactory: (handler) => httpServer(limits, handler),
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+        answerOnSocket(socket, 408, "Request Timeout", "request_timeout", `The request was not received within ${limits.requestTimeoutMs / 1000} s (headers within ${limits.headersTimeoutMs / 1000} s)`);
+      } else if (err.code === "HPE_HEADER_OVERFLOW") {
+        answerOnSocket(socket, 431, "Request Header Fields Too Large", "headers_too_large", "Request headers exceed the limit of 16 KiB");
+      } else if (err.code === "ECONNRESET" || err.code === "EPIPE") {
+        socket.destroy();
+      } else {
+        answerOnSocket(socket, 400, "Bad Request", "bad_request", "Malformed request: it is not valid HTTP/1.1");
+      }
+    },
     logger: opts.logger
       ? {
           // stderr: stdout belongs to the listening line and the generated tokens.
@@ -75,8 +137,11 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
         }
       : false,
     bodyLimit: BODY_LIMIT,
+    // Before routing: every check below sees the path the router matched (see canonical-url.ts).
+    rewriteUrl: (req) => canonicalUrl(req.url ?? "/"),
     // Long ids are just unknown clusters (404), not a router error.
-    routerOptions: { maxParamLength: 8192 },
+    // Past Node's 16 KiB header limit: any id the HTTP layer lets through is routed (then 401/404).
+    routerOptions: { maxParamLength: 65_536 },
     exposeHeadRoutes: false,
     forceCloseConnections: true,
     ajv: {
@@ -88,6 +153,9 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
       void (reply as FastifyReply).code(400).send({ error: "bad_request", message: `Malformed request: ${err.code === "FST_ERR_BAD_URL" ? "the URL is not valid" : "it cannot be parsed"}` });
     },
   });
+  for (const method of ALL_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
   app.decorateRequest("principal", null);
   app.decorateRequest("faultLatencyMs", 0);
 
@@ -103,9 +171,17 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     }
   });
 
+  app.addHook("onRequest", async (req) => {
+    if (req.headers.host === undefined && req.raw.httpVersionMinor >= 1) {
+      throw new ApiError(400, "bad_request", "Malformed request: the Host header is missing (HTTP/1.1 requires it)");
+    }
+  });
+
   app.addHook("onRequest", async (req, reply) => {
     const path = pathOf(req.url);
-    if (path !== "/v1" && !path.startsWith("/v1/")) return;
+    const { permission, allow } = req.routeOptions.config ?? {};
+    // A `/v1` route, or an unknown path under `/v1` (counted, then 404).
+    if (!permission && !allow && path !== "/v1" && !path.startsWith("/v1/")) return;
     const route = req.routeOptions.url;
     state.count(`${req.method} ${route ?? "(unmatched)"}`);
     if (!state.faults.empty) {
@@ -116,7 +192,6 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
       }
       req.faultLatencyMs = outcome.latencyMs;
     }
-    const { permission, allow } = req.routeOptions.config ?? {};
     const now = state.now();
     if (allow || !permission) {
       // 404 / 405 win over 401 and 429, but a request with a valid token still uses its quota
@@ -137,6 +212,15 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     requirePermission(principal, permission, req.routeOptions.config.action ?? "this action");
     if (req.routeOptions.config.globalScope) requireCreateScope(principal);
     req.principal = principal;
+  });
+
+  // A change is acknowledged only once it is durable (with `--state`: fsync'd; see persistence.ts).
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (req.method !== "GET" && req.method !== "HEAD") await state.durable();
+    // Answered before the body was read (401, 404, 405, 429...): what follows on the connection
+    // is the rest of that body, not a request, and a client that stalls must not hold it.
+    if (!req.raw.complete) void reply.header("connection", "close");
+    return payload;
   });
 
   // A slow service is slow at the work, not at reading the request: the delay comes once the body
@@ -206,7 +290,11 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
 
 /** The `/v1` routes, plus a 405 answer for every other method on the same paths. */
 function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
-  const who = (req: FastifyRequest): Principal => req.principal as Principal;
+  const who = (req: FastifyRequest): Principal => {
+    // The hook authenticates every route that has a permission; never serve one without.
+    if (!req.principal) throw new ApiError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
+    return req.principal;
+  };
   type Params = { cluster_id: string; node_id: string };
   const routes: Record<string, Record<string, (app: FastifyInstance, url: string) => void>> = {
     "/v1/clusters": {

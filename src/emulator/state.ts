@@ -41,8 +41,10 @@ export class EmulatorState {
   durations: DurationsMs;
   /** Next node subnet. */
   subnetSeq = 0;
-  /** Called after every change worth persisting. */
-  onChange: () => void = () => {};
+  /** Called after every change worth persisting: of cluster `id`, or of everything (no id). */
+  onChange: (id?: string) => void = () => {};
+  /** Resolves once every change so far is durable (on disk with `--state`); rejects if it cannot be. */
+  durable: () => Promise<void> = () => Promise.resolve();
 
   constructor(
     readonly clock: Clock,

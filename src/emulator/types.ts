@@ -47,6 +47,19 @@ export interface EmulatorOptions {
   clock?: Clock;
   /** Overrides of the per-plan requests-per-minute limits (benchmarks only). */
   planLimits?: Partial<Record<Plan, number>>;
+  /** Limits on connections; see {@link ConnectionLimits} for the defaults. */
+  connections?: ConnectionLimits;
+}
+
+/**
+ * What one client may hold of the server. Defaults: headers within 10 s, the whole request
+ * (headers and body) within 30 s, 4,096 open connections. A request past its time limit is
+ * answered 408 and its connection closed; past the cap, new connections are closed at once.
+ */
+export interface ConnectionLimits {
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxConnections?: number;
 }
 
 /** A started emulator. */

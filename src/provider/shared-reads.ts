@@ -9,8 +9,10 @@
  * one by one spend fifty calls per pass; a `refresh` with its preview spends two passes.
  *
  * Rules (a read must return what a GET would):
- * - Pages are kept for {@link PASS_MS} after they arrive, and dropped at once when this process
- *   writes through the same connection, so no read returns a status older than the pass.
+ * - Pages serve one pass: reads that keep arriving less than {@link PASS_GAP_MS} apart (a pass
+ *   paced by the rate limit can take minutes), for at most {@link PASS_MAX_MS}. They are dropped
+ *   at once when this process writes through the same connection. So a read returns a status
+ *   no older than the pass it belongs to, as a GET sent at the start of the pass would.
  * - A cluster found in a page is returned when the page carries the full cluster object;
  *   otherwise, or when it is not found, it gets its own GET. Absence from a list never removes a
  *   cluster from the state: only its own GET answering 404 does. So clusters created or deleted
@@ -25,8 +27,10 @@ import { MAX_PER_PAGE } from "../client/client";
 import type { ApiCluster, ApiClusterList } from "../client/types";
 import { processSingleton } from "./process-singleton";
 
-/** How long fetched pages answer reads. A pass of reads arrives within a few seconds. */
-export const PASS_MS = 10_000;
+/** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
+export const PASS_GAP_MS = 5_000;
+/** The longest a pass's pages answer reads. */
+export const PASS_MAX_MS = 5 * 60_000;
 
 /** What a shared reader needs of a client: `CmsClient` has all of it. */
 export interface SharedReadClient {
@@ -37,8 +41,9 @@ export interface SharedReadClient {
 }
 
 interface Pass {
-  /** When the first page arrived (the pass ends {@link PASS_MS} later). */
-  firstAt?: number;
+  /** When the pass started, and when its last read came. */
+  startedAt: number;
+  lastReadAt: number;
   pages: Map<number, Promise<ApiClusterList>>;
   /** Known once page 1 arrived. */
   pageCount?: number;
@@ -76,10 +81,7 @@ export class SharedReader {
         pass.unusable = true;
         break;
       }
-      if (page === 1) {
-        pass.firstAt ??= this.now();
-        pass.pageCount ??= pageCount(list);
-      }
+      if (page === 1) pass.pageCount ??= pageCount(list);
       const found = list.items.find((c) => c?.id === id);
       if (found) {
         if (isFullCluster(found)) return found;
@@ -95,9 +97,13 @@ export class SharedReader {
   }
 
   private currentPass(): Pass {
+    const now = this.now();
     const pass = this.pass;
-    if (pass && (pass.firstAt === undefined || this.now() - pass.firstAt < PASS_MS)) return pass;
-    this.pass = { pages: new Map(), unusable: false, ids: new Set() };
+    if (pass && now - pass.lastReadAt < PASS_GAP_MS && now - pass.startedAt < PASS_MAX_MS) {
+      pass.lastReadAt = now;
+      return pass;
+    }
+    this.pass = { startedAt: now, lastReadAt: now, pages: new Map(), unusable: false, ids: new Set() };
     return this.pass;
   }
 }

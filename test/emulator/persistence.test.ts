@@ -32,10 +32,11 @@ describe("persistence", () => {
     expect(before.young.items.filter((n: { status: string }) => n.status === "ready")).toHaveLength(2);
     const doomedBefore = (await api.get(`/v1/clusters/${doomed}/nodes`)).body;
     expect(doomedBefore.items.map((n: { status: string }) => n.status)).toEqual(["draining"]); // 3 nodes over 25 s: two workers gone, the control plane still draining
-    // Written shortly after each change, not only on close.
-    await until(async () => existsSync(statePath) && readFileSync(statePath, "utf8").includes(young), Boolean);
+    // On disk once acknowledged (in the journal), not only on close.
+    const onDisk = () => readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    expect(onDisk()).toContain(young);
     await first.emu.close();
-    expect(readdirSync(dir)).toEqual(["state.json"]); // the temporary file was renamed away
+    expect(readdirSync(dir)).toEqual(["state.json"]); // closed: one snapshot, no journal, no temporary file
 
     // Restart at the same instant: everything is exactly as it was.
     const second = await start({ clock, statePath, token: "persist-token" });

@@ -116,7 +116,18 @@ describe("SharedReader against the emulator", () => {
     expect(await counts()).toEqual({ [LIST]: 3 });
   });
 
-  it("a page older than the pass is fetched again", async () => {
+  it("a pass paced by the rate limit keeps its pages while reads keep coming", async () => {
+    const clusters = await make(10);
+    let now = 0;
+    const reader = new SharedReader(client, () => now);
+    for (const c of clusters) {
+      expect((await reader.read(c.id)).id).toBe(c.id);
+      now += 3_000;
+    }
+    expect(await counts()).toEqual({ [LIST]: 1 });
+  });
+
+  it("a pause between reads ends the pass: the next read lists again", async () => {
     const [c] = await make(1);
     let now = 0;
     const reader = new SharedReader(client, () => now);

@@ -85,7 +85,7 @@ export function createCluster(state: EmulatorState, p: Principal, body: CreateBo
     state.subnetSeq++,
   );
   state.add(c);
-  state.onChange();
+  state.onChange(c.id);
   return toSummary(c);
 }
 
@@ -121,7 +121,7 @@ export function updateCluster(state: EmulatorState, p: Principal, id: string, bo
   const willFail = state.failNext.update > 0;
   if (scaleCluster(c, body, now, state.durations.scale, willFail)) {
     if (willFail) state.failNext.update -= 1;
-    state.onChange();
+    state.onChange(c.id);
   }
   return toApiCluster(c);
 }
@@ -138,6 +138,6 @@ export function deleteCluster(state: EmulatorState, p: Principal, id: string): v
   }
   startDelete(c, state.now(), state.durations.delete);
   state.markDeleting(c.id);
-  state.onChange();
+  state.onChange(c.id);
 }
 
