@@ -18,6 +18,7 @@ import { startEngineWatchdog } from "./engine-watchdog";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
 import { nextAutoNameGeneration } from "./naming";
+import { containsUnknown } from "./unknown";
 import { engineAddressFromHost, progressSink } from "./progress";
 import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
@@ -227,6 +228,11 @@ export const clusterProvider = {
     const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
     const { inputs, failures } = checkCluster(olds, news, { generation });
     delete inputs.__inState;
+    // Before any API call, in `preview` too: a pull request's preview fails as its merge's `up`
+    // would when no endpoint or token is configured (unless the connection is computed later).
+    if (!containsUnknown(news.connection)) {
+      resolveConnection({ explicit: dropEmpty((inputs.connection as ConnectionInputs | undefined) ?? {}), config: configured, env: settings.env ?? process.env });
+    }
     // When this check leads to a create (no olds), the engine stores its inputs in a pending
     // operation first: the time lets `cms-recover` tell a cluster this create made from one that
     // carried the same name before (see src/recover).

@@ -2,7 +2,7 @@
  * Where the provider, run by the real engine, finds the service. The stack-configuration path
  * (cms:endpoint + secret cms:token, winning over a wrong environment) is exercised by every step
  * of lifecycle.test.ts; here: the environment path (CMS_ENDPOINT / CMS_TOKEN, no stack config),
- * and the message when neither is set.
+ * and the message when neither is set, from `preview` as from `up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProject, findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject, teardown } from "./harness.mjs";
@@ -35,6 +35,15 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
 
     await fromEnv.destroy();
     expect(await emu.clusters()).toEqual([]);
+  }, STEP_TIMEOUT);
+
+  it("with neither config nor environment, preview fails as up does, before any API call", async () => {
+    await emu.control.resetRequestCounts();
+    const preview = await unset.preview([], { allowFailure: true });
+    expect(preview.code, preview.output).not.toBe(0);
+    expect(preview.output).toContain("No Cluster Management Service endpoint is configured");
+    expect(preview.output).toContain("pulumi config set cms:endpoint");
+    expect(await emu.control.requestCounts()).toEqual({});
   }, STEP_TIMEOUT);
 
   it("with neither config nor environment, up fails naming every way to set the endpoint", async () => {
