@@ -296,7 +296,15 @@ export class CmsClient {
           }
           if (outcomeUnknown(input)) sawUnknownOutcome = true;
           try {
-            this.#options.onRetry?.({ attempt: input.attempt, delayMs: decision.delayMs, reason: decision.reason, method, path: fullPath });
+            this.#options.onRetry?.({
+              attempt: input.attempt,
+              delayMs: decision.delayMs,
+              reason: decision.reason,
+              method,
+              path: fullPath,
+              status: input.status,
+              networkCode: input.networkError ? (input.networkCode ?? "network error") : undefined,
+            });
           } catch {
             // A logging callback must not change the outcome of the request.
           }

@@ -13,6 +13,10 @@ export interface RetryInfo {
   method: string;
   /** Path including `/v1`. */
   path: string;
+  /** The status of the failed attempt; absent when no response came. */
+  status?: number;
+  /** The network error code when no response came, e.g. `ECONNREFUSED`. */
+  networkCode?: string;
 }
 
 /** Options of {@link CmsClient}; every field but `endpoint` and `token` has a default. */

@@ -20,6 +20,7 @@ import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "
 import { nextAutoNameGeneration } from "./naming";
 import { containsUnknown } from "./unknown";
 import { engineAddressFromHost, progressSink } from "./progress";
+import { retryLine } from "./progress-line";
 import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
@@ -62,14 +63,29 @@ export function resetConfiguredConnection(): void {
 
 const clock = (): Clock => settings.clock ?? SYSTEM_CLOCK;
 
-/** Resolve the connection for a resource and open a client. The token stays inside the client. */
-function connect(explicit: ConnectionInputs | undefined): { client: CmsClient; connection: Connection } {
+/**
+ * Resolve the connection for a resource and open a client. The token stays inside the client.
+ * With `onProgress`, each retry the client waits for is shown (an unreachable endpoint, 5xx,
+ * 429) with the time of the next attempt, instead of a progress line that stands still.
+ */
+function connect(
+  explicit: ConnectionInputs | undefined,
+  onProgress?: (line: string) => void,
+): { client: CmsClient; connection: Connection } {
   const connection = resolveConnection({
     explicit: dropEmpty(explicit ?? {}),
     config: configured,
     env: settings.env ?? process.env,
   });
-  const client = createClient({ ...settings.clientOptions, endpoint: connection.endpoint, token: connection.token });
+  const extra = settings.clientOptions?.onRetry;
+  const onRetry: ClientOptions["onRetry"] =
+    onProgress || extra
+      ? (info) => {
+          extra?.(info);
+          onProgress?.(retryLine(info, connection.endpoint));
+        }
+      : undefined;
+  const client = createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
   return { client, connection };
 }
 
@@ -144,16 +160,29 @@ function existingFailure(what: string, e: unknown, secrets: string[]): string {
 function progressFor(urn: string | undefined): ((line: string) => void) | undefined {
   const sink = progressSink();
   if (!sink || !urn) return undefined;
-  return (line) => sink.report(urn, line);
+  return (line) => void sink.report(urn, line);
 }
 
-/** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns (at most 5 s). */
-async function warnFor(urn: string, message: string): Promise<void> {
-  const delivered = progressSink()?.warn?.(urn, message);
-  if (!delivered) return;
+/** Wait for a message to reach the engine, for at most 5 s (a lost hint must not stall the operation). */
+async function delivered(sending: void | Promise<void> | undefined): Promise<void> {
+  if (!sending) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([delivered, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  await Promise.race([sending, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
   clearTimeout(timer);
+}
+
+/**
+ * The last progress line of an operation that succeeded: the CLI keeps showing a resource's last
+ * line next to its final status, where an earlier one ("provisioning: 0/3 nodes ready") would be
+ * stale.
+ */
+async function endProgress(urn: string | undefined, outcome: string): Promise<void> {
+  if (urn) await delivered(progressSink()?.report(urn, outcome));
+}
+
+/** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns. */
+async function warnFor(urn: string, message: string): Promise<void> {
+  await delivered(progressSink()?.warn?.(urn, message));
 }
 
 /** Attach the serialized provider, which the host does not add to init-error properties. */
@@ -262,11 +291,11 @@ export const clusterProvider = {
    */
   async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
     const inputs = raw as unknown as ClusterInputs;
-    const { client, connection } = connect(inputs.connection);
+    const onProgress = progressFor(inputs.__urn);
+    const { client, connection } = connect(inputs.connection, onProgress);
     const secrets = [connection.token];
     const timeouts = resolveTimeouts(inputs.__timeouts);
     const startedAt = clock().now();
-    const onProgress = progressFor(inputs.__urn);
 
     let first: ApiCluster | ApiClusterSummary | undefined;
     if (inputs.__import) {
@@ -311,6 +340,7 @@ export const clusterProvider = {
             });
       last = running as ApiCluster;
       const kubeconfig = await client.getKubeconfig(id);
+      await endProgress(inputs.__urn, `running: cluster ${id} ready`);
       return { id, outs: toOutputs(last, inputs, kubeconfig) };
     } catch (e) {
       if (e instanceof WaitError && e.reason === "gone") {
@@ -383,12 +413,12 @@ export const clusterProvider = {
   async update(id: string, oldsRaw: Record<string, unknown>, newsRaw: Record<string, unknown>) {
     const olds = oldsRaw as unknown as ClusterOutputs;
     const news = newsRaw as unknown as ClusterInputs;
-    const { client, connection } = connect(news.connection);
+    const onProgress = progressFor(news.__urn);
+    const { client, connection } = connect(news.connection, onProgress);
     const secrets = [connection.token];
     const timeouts = resolveTimeouts(news.__timeouts);
     const startedAt = clock().now();
     const deadline = startedAt + timeouts.updateMs;
-    const onProgress = progressFor(news.__urn);
     const patch = toUpdateRequest(olds, news);
     const wait = (target: "running") =>
       waitForCluster({
@@ -427,6 +457,7 @@ export const clusterProvider = {
       // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
       // the up after a create that failed before its kubeconfig was read.
       const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
+      await endProgress(news.__urn, `running: ${describeCluster(last)}`);
       return { outs: toOutputs(last, news, kubeconfig) };
     } catch (e) {
       const why = safeMessage(e, secrets);
@@ -509,6 +540,7 @@ async function removeCluster(id: string, raw: Record<string, unknown>): Promise<
   } catch (e) {
     throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
   }
+  await endProgress(props.__urn, `deleted: cluster ${id} is gone`);
 }
 
 /**
@@ -534,6 +566,10 @@ function dropHostEchoes(): void {
     if (args.length === 1 && typeof args[0] === "string" && hostEchoes.delete(args[0])) return;
     original(...args);
   };
+}
+
+function describeCluster(c: ApiCluster): string {
+  return `${c.workers} workers, nodeSize ${c.node_size}`;
 }
 
 function describePatch(patch: { workers?: number; node_size?: string }): string {

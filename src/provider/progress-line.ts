@@ -13,3 +13,22 @@ export function progressLine(status: string, nodes: ApiNodeList | undefined, ela
   const total = typeof nodes.total === "number" ? Math.max(nodes.total, nodes.items.length) : nodes.items.length;
   return `${status}: ${ready}/${total} nodes ready${waited}`;
 }
+
+/** What a retry looks like to the progress line (the client's `RetryInfo`, in part). */
+export interface RetryShape {
+  attempt: number;
+  delayMs: number;
+  status?: number;
+  networkCode?: string;
+}
+
+/**
+ * The line shown while the client waits to try again, e.g.
+ * `cannot reach https://cms.example.com (ECONNREFUSED); attempt 3 in 8s`. Pure.
+ */
+export function retryLine(info: RetryShape, endpoint: string): string {
+  const next = `attempt ${info.attempt + 1} in ${formatDuration(info.delayMs)}`;
+  if (info.status === 429) return `rate limited by the service; ${next}`;
+  if (info.status !== undefined) return `the service answered ${info.status}; ${next}`;
+  return `cannot reach ${endpoint} (${info.networkCode ?? "no response"}); ${next}`;
+}

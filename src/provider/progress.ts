@@ -9,8 +9,12 @@ import { createRequire } from "node:module";
 
 /** Where progress lines go. */
 export interface ProgressSink {
-  /** Show `message` for the resource `urn` (transient: replaced by the next line). */
-  report(urn: string, message: string): void;
+  /**
+   * Show `message` for the resource `urn` (transient: replaced by the next line). Resolves once
+   * delivered, for the last line of an operation: the CLI keeps showing a resource's last line
+   * next to its final status, so that line must be sent before the operation returns.
+   */
+  report(urn: string, message: string): void | Promise<void>;
   /**
    * Show a warning for the resource `urn` that stays in the CLI's output (diagnostics).
    * Resolves once delivered (or given up on): await it before the operation returns, or the
@@ -85,7 +89,7 @@ function connectToEngine(): ProgressSink | null {
       return last;
     };
     return {
-      report: (urn, message) => void send(urn, message, engproto.LogSeverity.INFO, true),
+      report: (urn, message) => send(urn, message, engproto.LogSeverity.INFO, true),
       warn: (urn, message) => send(urn, message, engproto.LogSeverity.WARNING, false),
     };
   } catch {

@@ -5,7 +5,9 @@
  * and the message when neither is set, from `preview` as from `up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProject, findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject, teardown } from "./harness.mjs";
+import type { ChildProcess } from "node:child_process";
+import net from "node:net";
+import { createProject, findPulumi, killTree, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject, teardown } from "./harness.mjs";
 
 const STEP_TIMEOUT = 5 * 60_000;
 
@@ -21,7 +23,8 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
     unset = await createProject({ name: "cms-lc-unset" });
   }, STEP_TIMEOUT);
 
-  afterAll(() => teardown([fromEnv, unset], emu), STEP_TIMEOUT);
+  const projects: PulumiProject[] = [];
+  afterAll(() => teardown([fromEnv, unset, ...projects], emu), STEP_TIMEOUT);
 
   it("CMS_ENDPOINT / CMS_TOKEN in the environment reach the provider when the stack has no cms config", async () => {
     const config = (await fromEnv.run(["config", "--json"])).stdout;
@@ -44,6 +47,34 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
     expect(preview.output).toContain("No Cluster Management Service endpoint is configured");
     expect(preview.output).toContain("pulumi config set cms:endpoint");
     expect(await emu.control.requestCounts()).toEqual({});
+  }, STEP_TIMEOUT);
+
+  it("an unreachable endpoint shows on the progress line with the next attempt, from the first failure on", async () => {
+    // A port nothing listens on: connections are refused.
+    const port = await new Promise<number>((ok) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port: p } = server.address() as net.AddressInfo;
+        server.close(() => ok(p));
+      });
+    });
+    const dead = await createProject({ name: "cms-lc-unreachable", config: { "cms:endpoint": `http://127.0.0.1:${port}` }, secretConfig: emu.secretConfig() });
+    projects.push(dead);
+    let child: ChildProcess | undefined;
+    let output = "";
+    const line = new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); attempt 2 in \\d+(ms|s)`);
+    const seen = new Promise<void>((ok) => {
+      void dead.up([], {
+        allowFailure: true,
+        onSpawn: (c) => (child = c),
+        onOutput: (d) => {
+          output += d;
+          if (line.test(output)) ok();
+        },
+      });
+    });
+    await seen;
+    if (child?.pid) killTree(child.pid);
+    expect(output).toMatch(/creating \(\d+s\)\s+cannot reach/);
   }, STEP_TIMEOUT);
 
   it("with neither config nor environment, up fails naming every way to set the endpoint", async () => {

@@ -74,6 +74,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   timeoutMs?: number;
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
+  /** Sees the CLI's output as it arrives. */
+  onOutput?: (chunk: string) => void;
 }
 export interface ExportedStack {
   text: string;

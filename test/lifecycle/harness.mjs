@@ -444,13 +444,16 @@ export class PulumiProject {
    * Run `pulumi --non-interactive --color=never <args>` in the project directory.
    * Throws {@link PulumiCommandError} on a non-zero exit unless `allowFailure`.
    */
-  async run(args, { allowFailure = false, env, timeoutMs, onSpawn } = {}) {
+  async run(args, { allowFailure = false, env, timeoutMs, onSpawn, onOutput } = {}) {
     const result = await execFile(path.join(this.binDir, "pulumi"), ["--non-interactive", "--color=never", ...args], {
       cwd: this.dir,
       env: this.cliEnv(env),
       timeoutMs,
       onSpawn,
-      onOutput: this.echo ? (d) => process.stderr.write(d) : undefined,
+      onOutput: (d) => {
+        if (this.echo) process.stderr.write(d);
+        onOutput?.(d);
+      },
     });
     if (result.code !== 0 && !allowFailure) throw new PulumiCommandError(result);
     return result;

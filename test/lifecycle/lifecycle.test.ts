@@ -74,6 +74,9 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
     const clusters = await emu.clusters();
     expect(clusters).toHaveLength(1);
     const [c] = clusters;
+    // The finished resource's row ends with the outcome, not a stale "provisioning: 0/3 nodes ready".
+    const createdRow = up.output.split("\n").find((l) => /Cluster\s+cluster\s+created \(/.test(l));
+    expect(createdRow).toMatch(new RegExp(`created \\(\\d+s\\)\\s+running: cluster ${c.id} ready\\s*$`));
     expect(c).toMatchObject({ name: CLUSTER_NAME, status: "running", control_planes: 1, workers: 2, node_size: "small" });
     clusterId = c.id;
 
