@@ -6,7 +6,9 @@
  * loop), seeds clusters through the real HTTP API, then measures with autocannon:
  *   1. GET /v1/clusters?per_page=100 (a 100-item page) with 1,000 clusters: req/s and p99;
  *   2. the same with 10,000 clusters, and the `status` filter (which settles every cluster);
- *   3. the emulator's RSS with 10,000 clusters.
+ *   3. the emulator's RSS with 10,000 clusters;
+ *   4. writes while reads run, in memory and with `--state` (every acknowledged write fsync'd):
+ *      creates/s acknowledged, and the p99 of `GET /v1/clusters/{id}` meanwhile, at 10,000 clusters.
  * Rate limits are raised with --rate-limits so the benchmark measures serving, not 429s.
  *
  * Besides req/s (which other load on a shared machine drags down), each run reports the
@@ -26,10 +28,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOKEN = "bench-token-0123456789";
 const ADMIN = "bench-admin-0123456789";
 
-function startServer() {
+function startServer(extra = []) {
   const child = spawn(
     process.execPath,
-    [join(root, "dist/emulator/cli.js"), "--port", "0", "--token", TOKEN, "--admin-token", ADMIN, "--rate-limits", "enterprise=1000000000", "--provision-seconds", "60"],
+    [join(root, "dist/emulator/cli.js"), "--port", "0", "--token", TOKEN, "--admin-token", ADMIN, "--rate-limits", "enterprise=1000000000", "--provision-seconds", "60", ...extra],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   return new Promise((resolve, reject) => {
@@ -59,13 +61,43 @@ async function seed(url, count, offset) {
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-function load(url, path, seconds = SECONDS) {
+function load(url, path, seconds = SECONDS, extra = {}) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: url + path, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${TOKEN}` } },
+      { url: url + path, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${TOKEN}` }, ...extra },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
+}
+
+/**
+ * Part 4: creates (16 connections) and reads of one cluster (16 connections) at the same time,
+ * against 10,000 clusters, in memory or with `--state`. A create counts once acknowledged (201),
+ * which with `--state` means fsync'd.
+ */
+async function writesWhileReading(stateFile) {
+  const { child, url } = await startServer(stateFile ? ["--state", stateFile] : []);
+  try {
+    await seed(url, 10_000, 0);
+    const one = await fetch(`${url}/v1/clusters?per_page=1`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
+    const body = JSON.stringify({ name: "bench-write", control_planes: 1, workers: 2, node_size: "small" });
+    const [writes, reads] = await Promise.all([
+      load(url, "/v1/clusters", SECONDS, { method: "POST", body, connections: 16, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } }),
+      load(url, `/v1/clusters/${one.items[0].id}`, SECONDS, { connections: 16 }),
+    ]);
+    return {
+      mode: stateFile ? "--state (fsync'd journal)" : "memory only",
+      "creates/s acknowledged": Math.round(writes["2xx"] / SECONDS),
+      "create p99 ms": writes.latency.p99,
+      "reads/s meanwhile": Math.round(reads["2xx"] / SECONDS),
+      "read p50 ms": reads.latency.p50,
+      "read p99 ms": reads.latency.p99,
+      "non-2xx": writes.non2xx + reads.non2xx,
+    };
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.on("exit", r));
+  }
 }
 
 /** CPU seconds (user + system) the emulator process has used so far, from /proc (Linux). */
@@ -141,4 +173,15 @@ try {
   );
 } finally {
   child.kill("SIGTERM");
+}
+
+const { mkdtempSync, rmSync } = await import("node:fs");
+const { tmpdir } = await import("node:os");
+const dir = mkdtempSync(join(tmpdir(), "cms-bench-state-"));
+try {
+  const durability = [await writesWhileReading(undefined), await writesWhileReading(join(dir, "state.json"))];
+  console.log(`\nWrites while reading, 10,000 clusters, ${SECONDS} s, 16 + 16 connections:`);
+  console.table(durability);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }
