@@ -120,6 +120,8 @@ export interface CreateProjectOptions {
   secretConfig?: Record<string, string>;
   env?: Record<string, string>;
   echo?: boolean;
+  /** A node_modules directory to use instead of links to this repository. */
+  nodeModules?: string;
 }
 export declare function createProject(options?: CreateProjectOptions): Promise<PulumiProject>;
 export declare function filesContaining(dir: string, needles: string[]): Promise<Array<{ file: string; needle: string }>>;

