@@ -10,27 +10,6 @@ import type { ControlExtras } from "./control";
 import type { EmulatorState } from "./state";
 import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
 
-/** Route table, also used by the control client and the README. */
-export const CONTROL_ROUTES = {
-  reset: "POST /_emulator/reset",
-  listFaults: "GET /_emulator/faults",
-  injectFault: "POST /_emulator/faults",
-  clearFaults: "DELETE /_emulator/faults",
-  failNext: "POST /_emulator/fail-next",
-  scale: "POST /_emulator/clusters/:cluster_id/scale",
-  resize: "POST /_emulator/clusters/:cluster_id/resize",
-  upgrade: "POST /_emulator/clusters/:cluster_id/upgrade",
-  deleteCluster: "DELETE /_emulator/clusters/:cluster_id",
-  rotateKubeconfig: "POST /_emulator/clusters/:cluster_id/rotate-kubeconfig",
-  clusters: "GET /_emulator/clusters",
-  requestCounts: "GET /_emulator/request-counts",
-  resetRequestCounts: "DELETE /_emulator/request-counts",
-  addToken: "POST /_emulator/tokens",
-  revokeToken: "DELETE /_emulator/tokens",
-  timings: "GET /_emulator/timings",
-  setTimings: "PATCH /_emulator/timings",
-  stats: "GET /_emulator/stats",
-} as const;
 
 type Body = Record<string, unknown> | undefined;
 type Params = { cluster_id: string };

@@ -22,7 +22,7 @@ export { controlClient, ControlError } from "./control-client";
 export { ManualClock, systemClock, type Clock } from "./clock";
 export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
-export { CONTROL_ROUTES } from "./control-routes";
+export { CONTROL_ROUTES } from "./control-route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
 export { ApiError } from "./errors";
 

@@ -13,6 +13,10 @@ import { REPO_ROOT } from "../lifecycle/harness.mjs";
 
 const execFile = promisify(execFileCb);
 
+/** Newest @pulumi/pulumi, and the lowest the peer range (^3.140.0) admits: 3.140.0 was never published. */
+export const NEWEST_SDK = "3.270.0";
+export const LOWEST_SDK = "3.141.0";
+
 /** A temporary directory removed by the caller's cleanup. */
 export function workDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-cms-${prefix}-`));

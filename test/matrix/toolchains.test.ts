@@ -18,12 +18,9 @@ import {
   type LifecycleEmulator,
   type PulumiProject,
 } from "../lifecycle/harness.mjs";
-import { envWithNode, installProject, nodeBin, packTarball, workDir } from "./install";
+import { envWithNode, installProject, LOWEST_SDK, NEWEST_SDK, nodeBin, packTarball, workDir } from "./install";
 
 const STEP_TIMEOUT = 10 * 60_000;
-/** Newest @pulumi/pulumi, and the lowest the peer range (^3.140.0) admits: 3.140.0 was never published. */
-export const NEWEST_SDK = "3.270.0";
-export const LOWEST_SDK = "3.141.0";
 const MATRIX = [
   { node: 22, sdk: NEWEST_SDK },
   { node: 24, sdk: NEWEST_SDK },
