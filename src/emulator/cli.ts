@@ -11,6 +11,7 @@ import { PLANS } from "./auth";
 import { startEmulator } from "./index";
 import { parsePlanLimits } from "./limits";
 import { DEFAULT_TIMINGS } from "./state";
+import { watchLauncher } from "./launcher-watch";
 import type { EmulatorOptions, Plan, TokenSpec } from "./types";
 
 /** Default port of the standalone emulator. */
@@ -156,6 +157,7 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  watchLauncher(() => stop("npm exec, which started it, has exited"));
 }
 
 if (require.main === module) void main();

@@ -158,6 +158,28 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
     }
   }, STEP_TIMEOUT);
 
+  it("started with npx, the emulator stops when npm is stopped (it does not keep the port)", async () => {
+    const npm = spawn("npm", ["exec", "--", "cms-emulator", "--port", "0", "--token", "tok-consumer-0123"], { cwd: installed, env, stdio: ["ignore", "pipe", "pipe"] });
+    const url = await new Promise<string>((ok, fail) => {
+      let out = "";
+      npm.stdout.on("data", (d) => {
+        out += d;
+        const m = /cms-emulator listening on (http:\/\/\S+)/.exec(out);
+        if (m) ok(m[1]);
+      });
+      npm.on("exit", (code) => fail(new Error(`npm exec exited with ${code}: ${out}`)));
+    });
+    expect((await fetch(`${url}/v1/clusters`, { headers: { authorization: "Bearer tok-consumer-0123" } })).status).toBe(200);
+    npm.kill("SIGTERM"); // what `kill %1` does to `npx cms-emulator &` in a script
+    const deadline = Date.now() + 15_000;
+    let reachable = true;
+    while (reachable && Date.now() < deadline) {
+      reachable = await fetch(`${url}/v1/clusters`).then(() => true, () => false);
+      if (reachable) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(reachable).toBe(false);
+  }, STEP_TIMEOUT);
+
   it("the cms-recover bin answers --help", async () => {
     expect(await run(installed, path.join(installed, "node_modules", ".bin", "cms-recover"), ["--help"])).toMatch(/cms-recover/);
   }, STEP_TIMEOUT);
