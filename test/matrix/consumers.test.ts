@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envWithNode, installProject, NEWEST_SDK, nodeBin, packTarball, workDir } from "./install";
+import { envWithNode, installProject, NEWEST_SDK, nodeBin, packTarball, workDir } from "../support/packages";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 5 * 60_000;

@@ -18,7 +18,7 @@ import {
   type LifecycleEmulator,
   type PulumiProject,
 } from "../lifecycle/harness.mjs";
-import { envWithNode, installProject, LOWEST_SDK, NEWEST_SDK, nodeBin, packTarball, workDir } from "./install";
+import { envWithNode, installProject, LOWEST_SDK, NEWEST_SDK, nodeBin, packTarball, workDir } from "../support/packages";
 
 const STEP_TIMEOUT = 10 * 60_000;
 const MATRIX = [
