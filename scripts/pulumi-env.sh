@@ -4,7 +4,7 @@
 # Puts the Pulumi CLI of scripts/ensure-pulumi on PATH (building it on first
 # use) and sets the variables that keep it from reaching the network. The
 # backend, passphrase and PULUMI_HOME stay the caller's choice; see
-# docs/pulumi-cli.md.
+# CONTRIBUTING.md, "The Pulumi CLI".
 __pulumi_cms_bin="$("$(dirname "${BASH_SOURCE[0]}")/ensure-pulumi" | tail -n 1)" || return 1
 case ":$PATH:" in
 *":$__pulumi_cms_bin:"*) ;;

@@ -4,7 +4,7 @@
 // The host's source was part of the sdk/v3 module up to v3.68.0
 // (nodejs/cmd/pulumi-language-nodejs); from v3.69.0 on it is a separate
 // module that the module proxy reachable here does not serve. v3.68.0 is the
-// newest sdk/v3 release that still contains it. See docs/pulumi-cli.md.
+// newest sdk/v3 release that still contains it. See CONTRIBUTING.md, "The Pulumi CLI".
 //
 // A separate module (not part of ../go.mod) because it needs sdk/v3 v3.68.0
 // while the CLI needs sdk/v3 v3.248.0. go.sum is committed so no
