@@ -12,7 +12,12 @@ export * from "./functions";
 export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderOptions } from "./kubernetes"; // @pulumi/kubernetes loaded on first call
 export type { ClusterInfo, NodeInfo } from "./provider/mapping";
 export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "./client/types";
-/** The provider's building blocks (check, diff, schedule, durations...), for tools and tests. */
+/**
+ * The provider's building blocks (check, diff, schedule, durations...), for tools and tests.
+ * Not a stable API: names may change in any release.
+ *
+ * @internal
+ */
 export * as provider from "./provider";
 /** The HTTP client of the service's v1 API. */
 export * as client from "./client";

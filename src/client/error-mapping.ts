@@ -15,7 +15,8 @@ import {
 } from "./errors";
 import type { ApiErrorInit } from "./errors";
 
-type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
+/** The constructor of one of the typed API errors. */
+export type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
 
 /** What we know about an error response. */
 export interface ErrorResponse {

@@ -18,6 +18,7 @@ export {
   networkErrorFrom,
   parseErrorBody,
   redact,
+  type ApiErrorClass,
   type ErrorResponse,
   type NoResponse,
 } from "./error-mapping";

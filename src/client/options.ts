@@ -60,6 +60,7 @@ export interface ResolvedClientOptions {
   minRetryDelayMs: number;
   maxRetryDelayMs: number;
   userAgent: string;
+  /** See {@link ClientOptions.onRetry}. */
   onRetry?: (info: RetryInfo) => void;
   limiter: boolean | RateLimiter;
 }

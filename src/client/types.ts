@@ -15,10 +15,14 @@ export type NodeStatus =
   | "not_ready"
   | "draining"
   | "deleting";
+/** Where a cluster runs: the service's own infrastructure, on premises or on bare metal. */
 export type Phase = "managed" | "onpremise" | "baremetal";
+/** Size of every node of a cluster. */
 export type NodeSize = "small" | "medium" | "large" | "xlarge";
+/** What a node does in its cluster. */
 export type NodeRole = "controlplane" | "worker";
 
+/** Every {@link ClusterStatus}, in lifecycle order. */
 export const CLUSTER_STATUSES: readonly ClusterStatus[] = [
   "provisioning",
   "running",
@@ -27,6 +31,7 @@ export const CLUSTER_STATUSES: readonly ClusterStatus[] = [
   "error",
   "deleting",
 ];
+/** Every {@link NodeStatus}, in lifecycle order. */
 export const NODE_STATUSES: readonly NodeStatus[] = [
   "provisioning",
   "installing",
@@ -36,7 +41,9 @@ export const NODE_STATUSES: readonly NodeStatus[] = [
   "draining",
   "deleting",
 ];
+/** Every {@link Phase}. */
 export const PHASES: readonly Phase[] = ["managed", "onpremise", "baremetal"];
+/** Every {@link NodeSize}, smallest first. */
 export const NODE_SIZES: readonly NodeSize[] = ["small", "medium", "large", "xlarge"];
 
 /** Body returned by POST /v1/clusters (abbreviated cluster). */

@@ -6,6 +6,7 @@
 
 /** Anything that tells the current time in epoch milliseconds. */
 export interface Clock {
+  /** The current time, epoch milliseconds. */
   now(): number;
 }
 
@@ -18,6 +19,7 @@ export class ManualClock implements Clock {
   constructor(start: number | Date = Date.UTC(2025, 0, 1)) {
     this.current = typeof start === "number" ? start : start.getTime();
   }
+  /** The time the clock was last moved to. */
   now(): number {
     return this.current;
   }

@@ -24,7 +24,7 @@ export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
 export { CONTROL_ROUTES } from "./control-route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
-export { ApiError } from "./errors";
+export { ApiError, type ErrorCode } from "./errors";
 
 /**
  * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every

@@ -108,7 +108,9 @@ export interface Timings {
 export interface EmulatorControl {
   /** Forgets clusters, faults, request counts, rate-limit windows and pending failNext. */
   reset(): Promise<void>;
+  /** Make matching `/v1` requests fail, stall or be throttled (see {@link FaultSpec}). */
   injectFault(f: FaultSpec): Promise<{ id: string }>;
+  /** Remove every injected fault. */
   clearFaults(): Promise<void>;
   /** The next successful create / PATCH ends in status `error`. */
   failNext(operation: "create" | "update"): Promise<void>;
@@ -124,10 +126,13 @@ export interface EmulatorControl {
   rotateKubeconfig(clusterId: string): Promise<void>;
   /** Requests to `/v1` per `"METHOD /route/:pattern"`, including faulted and 429 ones. */
   requestCounts(): Promise<Record<string, number>>;
+  /** Start {@link requestCounts} from zero. */
   resetRequestCounts(): Promise<void>;
+  /** Accept one more service token. */
   addToken(t: TokenSpec): Promise<void>;
   /** Revoke a token (as rotating it in the console does): it answers 401 from then on. */
   revokeToken(token: string): Promise<void>;
+  /** Change the durations of operations started from now on. */
   setTimings(t: Timings): Promise<void>;
   /** Every cluster, ignoring scopes. */
   clusters(): Promise<ApiCluster[]>;
