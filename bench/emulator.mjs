@@ -31,7 +31,20 @@ const ADMIN = "bench-admin-0123456789";
 function startServer(extra = []) {
   const child = spawn(
     process.execPath,
-    [join(root, "dist/emulator/cli.js"), "--port", "0", "--token", TOKEN, "--admin-token", ADMIN, "--rate-limits", "enterprise=1000000000", "--provision-seconds", "60", ...extra],
+    [
+      join(root, "dist/emulator/cli.js"),
+      "--port",
+      "0",
+      "--token",
+      TOKEN,
+      "--admin-token",
+      ADMIN,
+      "--rate-limits",
+      "enterprise=1000000000",
+      "--provision-seconds",
+      "60",
+      ...extra,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   return new Promise((resolve, reject) => {
@@ -82,7 +95,12 @@ async function writesWhileReading(stateFile) {
     const one = await fetch(`${url}/v1/clusters?per_page=1`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
     const body = JSON.stringify({ name: "bench-write", control_planes: 1, workers: 2, node_size: "small" });
     const [writes, reads] = await Promise.all([
-      load(url, "/v1/clusters", SECONDS, { method: "POST", body, connections: 16, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } }),
+      load(url, "/v1/clusters", SECONDS, {
+        method: "POST",
+        body,
+        connections: 16,
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      }),
       load(url, `/v1/clusters/${one.items[0].id}`, SECONDS, { connections: 16 }),
     ]);
     return {
@@ -143,7 +161,12 @@ async function stats(url, pid) {
   } catch {
     procRss = s.rss_bytes;
   }
-  return { clusters: s.clusters, nodes: s.nodes, rssMB: +(procRss / 2 ** 20).toFixed(1), heapUsedMB: +(s.heap_used_bytes / 2 ** 20).toFixed(1) };
+  return {
+    clusters: s.clusters,
+    nodes: s.nodes,
+    rssMB: +(procRss / 2 ** 20).toFixed(1),
+    heapUsedMB: +(s.heap_used_bytes / 2 ** 20).toFixed(1),
+  };
 }
 
 const { child, url } = await startServer();
@@ -151,20 +174,36 @@ try {
   const rows = [];
   await seed(url, 1000, 0);
   await load(url, "/v1/clusters?per_page=100", 2); // warm-up (JIT)
-  const page = await fetch(`${url}/v1/clusters?per_page=100&page=3`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
+  const page = await fetch(`${url}/v1/clusters?per_page=100&page=3`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) =>
+    r.json(),
+  );
   if (page.items.length !== 100 || page.total !== 1000) throw new Error("unexpected list page");
-  rows.push(summary("GET /v1/clusters?per_page=100&page=3, 1,000 clusters", await measure(url, "/v1/clusters?per_page=100&page=3", child.pid)));
+  rows.push(
+    summary("GET /v1/clusters?per_page=100&page=3, 1,000 clusters", await measure(url, "/v1/clusters?per_page=100&page=3", child.pid)),
+  );
   const mem1k = await stats(url, child.pid);
 
   await seed(url, 9000, 1000);
-  rows.push(summary("GET /v1/clusters?per_page=100&page=50, 10,000 clusters", await measure(url, "/v1/clusters?per_page=100&page=50", child.pid)));
-  rows.push(summary("GET /v1/clusters?status=provisioning&per_page=100, 10,000 clusters", await measure(url, "/v1/clusters?status=provisioning&per_page=100", child.pid)));
+  rows.push(
+    summary("GET /v1/clusters?per_page=100&page=50, 10,000 clusters", await measure(url, "/v1/clusters?per_page=100&page=50", child.pid)),
+  );
+  rows.push(
+    summary(
+      "GET /v1/clusters?status=provisioning&per_page=100, 10,000 clusters",
+      await measure(url, "/v1/clusters?status=provisioning&per_page=100", child.pid),
+    ),
+  );
   const mem10k = await stats(url, child.pid);
 
   const os = await import("node:os");
-  console.log(`\nEmulator benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}\n`);
+  console.log(
+    `\nEmulator benchmark: ${SECONDS} s per run, ${CONNECTIONS} connections, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}\n`,
+  );
   console.table(rows);
-  console.table([{ state: "1,000 clusters", ...mem1k }, { state: "10,000 clusters", ...mem10k }]);
+  console.table([
+    { state: "1,000 clusters", ...mem1k },
+    { state: "10,000 clusters", ...mem10k },
+  ]);
   const measured = rows[0]["req/s (mean)"];
   const capacity = rows[0]["req/s per server core"];
   console.log(

@@ -50,7 +50,10 @@ const num = (name, fallback) => {
   return n;
 };
 const P = {
-  parts: (process.env.BENCH_PARTS ?? "single,long,fleet").split(",").map((s) => s.trim()).filter(Boolean),
+  parts: (process.env.BENCH_PARTS ?? "single,long,fleet")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
   fleet: Math.max(1, Math.floor(num("BENCH_FLEET", 50))),
   provisionSeconds: num("BENCH_PROVISION_SECONDS", 60),
   scaleSeconds: num("BENCH_SCALE_SECONDS", 20),
@@ -88,7 +91,13 @@ async function benchSingle(binDir) {
     provisionSeconds: P.provisionSeconds,
     tokens: [tokenSpec(provTok, "enterprise"), tokenSpec(baseTok, "enterprise")],
   });
-  const obs = observeRequests(Number(new URL(emu.url).port), new Map([[provTok, "provider"], [baseTok, "baseline"]]));
+  const obs = observeRequests(
+    Number(new URL(emu.url).port),
+    new Map([
+      [provTok, "provider"],
+      [baseTok, "baseline"],
+    ]),
+  );
   const project = createProject({
     binDir,
     pkgDir: root,
@@ -149,7 +158,13 @@ async function benchLong() {
     provisionSeconds: P.longProvisionSeconds,
     tokens: [tokenSpec(provTok, "enterprise"), tokenSpec(baseTok, "enterprise")],
   });
-  const obs = observeRequests(Number(new URL(emu.url).port), new Map([[provTok, "provider"], [baseTok, "baseline"]]));
+  const obs = observeRequests(
+    Number(new URL(emu.url).port),
+    new Map([
+      [provTok, "provider"],
+      [baseTok, "baseline"],
+    ]),
+  );
   const durationMs = P.longProvisionSeconds * 1000;
   const readyAtOf = async (id) => {
     const c = (await emu.control.clusters()).find((x) => x.id === id);
@@ -181,7 +196,14 @@ async function benchLong() {
     log(`long create: ${P.longProvisionSeconds} s provisioning in virtual time (injected clock), provider then baseline`);
     const withProgress = await runProvider("long-progress", true);
     const withoutProgress = await runProvider("long-quiet", false);
-    const poller = fixedPoller({ pkgDir: root, endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000, clock: vclock, maxPolls: 100_000 });
+    const poller = fixedPoller({
+      pkgDir: root,
+      endpoint: emu.url,
+      token: baseTok,
+      intervalMs: P.intervalSeconds * 1000,
+      clock: vclock,
+      maxPolls: 100_000,
+    });
     const since = nowMs();
     const id = await poller.create({ name: "long-base", control_planes: 1, workers: 1, node_size: "small" });
     const baseline = { ...summarize(obs.select("baseline", since)), noticeDelayMs: clock.now() - (await readyAtOf(id)) };
@@ -247,7 +269,13 @@ async function benchFleet(binDir) {
     planLimits: { community: P.rate },
     tokens: [tokenSpec(provTok, "community"), tokenSpec(baseTok, "community")],
   });
-  const obs = observeRequests(Number(new URL(emu.url).port), new Map([[provTok, "provider"], [baseTok, "baseline"]]));
+  const obs = observeRequests(
+    Number(new URL(emu.url).port),
+    new Map([
+      [provTok, "provider"],
+      [baseTok, "baseline"],
+    ]),
+  );
   const project = createProject({
     binDir,
     pkgDir: root,
@@ -292,7 +320,13 @@ async function benchFleet(binDir) {
       stateOk: state.provider,
     };
     if (cli.code !== 0 && !cli.json?.errors?.length) provider.errors = [cli.stderr.slice(-1500) || cli.output.slice(-1500)];
-    const baseline = { ...side("baseline"), wallMs: base.wallMs, failedOps: base.failures.length, errors: base.failures.slice(0, 5), stateOk: state.baseline };
+    const baseline = {
+      ...side("baseline"),
+      wallMs: base.wallMs,
+      failedOps: base.failures.length,
+      errors: base.failures.slice(0, 5),
+      stateOk: state.baseline,
+    };
     const minCalls = minCallsPerCluster * N;
     const result = { name, command: `pulumi ${args.join(" ")}`, minCalls, floorMs: floorMs(durationSeconds, minCalls), provider, baseline };
     phases.push(result);
@@ -367,7 +401,10 @@ async function benchFleet(binDir) {
       wallMs: phases.reduce((a, p) => a + p[side].wallMs, 0),
       apiSpanMs: phases.reduce((a, p) => a + p[side].apiSpanMs, 0),
       stateOk: phases.every((p) => p[side].stateOk),
-      peakRssBytes: side === "provider" ? Math.max(0, ...phases.map((p) => p.provider.peakRssBytes ?? 0), preview.peakRssBytes ?? 0) || undefined : undefined,
+      peakRssBytes:
+        side === "provider"
+          ? Math.max(0, ...phases.map((p) => p.provider.peakRssBytes ?? 0), preview.peakRssBytes ?? 0) || undefined
+          : undefined,
     });
     return {
       fleet: N,
@@ -395,7 +432,12 @@ function report(r) {
   const out = [];
   const p = (s = "") => out.push(s);
   p(`Code: ${r.code}.`);
-  p(`Run: ${new Date().toISOString()}, ${os.cpus().length} cores, Node ${process.versions.node}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} at the end.`);
+  p(
+    `Run: ${new Date().toISOString()}, ${os.cpus().length} cores, Node ${process.versions.node}, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")} at the end.`,
+  );
   p();
   if (r.single) {
     const { provider: a, baseline: b } = r.single;
@@ -415,7 +457,9 @@ function report(r) {
         `so with a provisioning that is a multiple of ${P.intervalSeconds} s it polls just after; its worst case is ${P.intervalSeconds} s.`,
     );
     p();
-    p(`Goal: noticed within max(2 s, 10 % of the wait) = ${secs(allowed)}: ${verdict(a.noticeDelayMs !== undefined && a.noticeDelayMs <= allowed)} (${secs(a.noticeDelayMs)}).`);
+    p(
+      `Goal: noticed within max(2 s, 10 % of the wait) = ${secs(allowed)}: ${verdict(a.noticeDelayMs !== undefined && a.noticeDelayMs <= allowed)} (${secs(a.noticeDelayMs)}).`,
+    );
     p();
   }
   if (r.long) {
@@ -424,15 +468,21 @@ function report(r) {
     const q = L.withoutProgress;
     const b = L.baseline;
     const allowed = Math.max(2000, 0.1 * L.provisionSeconds * 1000);
-    p(`#### 1b. Single create, ${L.provisionSeconds / 60}-minute provisioning, virtual time (injected clock; provider's create and waiter in-process, real HTTP)`);
+    p(
+      `#### 1b. Single create, ${L.provisionSeconds / 60}-minute provisioning, virtual time (injected clock; provider's create and waiter in-process, real HTTP)`,
+    );
     p();
-    p(`| | provider, progress lines on (as under \`pulumi up\`) | provider, progress lines off | fixed ${P.intervalSeconds} s baseline | provider (on) ÷ baseline |`);
+    p(
+      `| | provider, progress lines on (as under \`pulumi up\`) | provider, progress lines off | fixed ${P.intervalSeconds} s baseline | provider (on) ÷ baseline |`,
+    );
     p("|---|---|---|---|---|");
     p(`| API calls | ${a.calls} | ${q.calls} | ${b.calls} | ${ratio(a.calls, b.calls)} |`);
     p(`| by route | ${routes(a.byRoute)} | ${routes(q.byRoute)} | ${routes(b.byRoute)} | |`);
     p(`| \`running\` noticed after | ${secs(a.noticeDelayMs)} | ${secs(q.noticeDelayMs)} | ${secs(b.noticeDelayMs)} | |`);
     p();
-    p(`Pure schedule function cross-check: \`pollInstants(${L.provisionSeconds * 1000})\` has ${L.schedulePolls} polls (+ POST + kubeconfig = ${L.schedulePolls + 2} calls).`);
+    p(
+      `Pure schedule function cross-check: \`pollInstants(${L.provisionSeconds * 1000})\` has ${L.schedulePolls} polls (+ POST + kubeconfig = ${L.schedulePolls + 2} calls).`,
+    );
     p();
     const T = L.tradeOff;
     p(
@@ -445,7 +495,10 @@ function report(r) {
     p();
     p("| fraction | calls for the wait | worst lateness (share of the wait until noticed, waits > 20 s) |");
     p("|---|---|---|");
-    for (const v of T.variants) p(`| ${v.fraction.toFixed(3)}${v.fraction === T.variants[0].fraction ? " (current)" : ""} | ${v.calls} | ${(100 * v.worstLateShare).toFixed(0)} % |`);
+    for (const v of T.variants)
+      p(
+        `| ${v.fraction.toFixed(3)}${v.fraction === T.variants[0].fraction ? " (current)" : ""} | ${v.calls} | ${(100 * v.worstLateShare).toFixed(0)} % |`,
+      );
     p();
     p(
       `Goal: at most 20 calls: ${verdict(a.calls <= 20)} (${a.calls} with progress lines, ${q.calls} without); ` +
@@ -490,7 +543,13 @@ function report(r) {
         `wall time within 1.15 × floor ${verdict(a.wallMs <= 1.15 * F.floorMs)} (${ratio(a.wallMs, F.floorMs)} ×).`,
     );
     const errs = F.phases.flatMap((ph) => ph.provider.errors.map((e) => `${ph.name}: ${e}`));
-    if (errs.length) p(`\nProvider errors (first ones): ${errs.slice(0, 3).map((e) => "`" + e.replace(/\s+/g, " ").slice(0, 300) + "`").join("; ")}`);
+    if (errs.length)
+      p(
+        `\nProvider errors (first ones): ${errs
+          .slice(0, 3)
+          .map((e) => `\`${e.replace(/\s+/g, " ").slice(0, 300)}\``)
+          .join("; ")}`,
+      );
     p();
     const v = F.preview;
     p(`#### 3. No-op preview of the ${F.fleet}-cluster stack`);
@@ -550,11 +609,14 @@ async function main() {
 }
 
 // Bounded: every Pulumi command has its own timeout; this is the backstop for the whole run.
-const overall = setTimeout(() => {
-  console.error("bench: overall time limit reached, stopping");
-  pkg.cleanup();
-  process.exit(2);
-}, 4 * P.commandTimeoutMs + 30 * 60_000);
+const overall = setTimeout(
+  () => {
+    console.error("bench: overall time limit reached, stopping");
+    pkg.cleanup();
+    process.exit(2);
+  },
+  4 * P.commandTimeoutMs + 30 * 60_000,
+);
 overall.unref();
 
 main().then(

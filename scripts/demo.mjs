@@ -106,7 +106,8 @@ async function main() {
   banner("Pulumi CLI (scripts/ensure-pulumi; a first build from Go modules takes 10-30 min)");
   const ensured = await run("bash", [path.join(ROOT, "scripts", "ensure-pulumi")], { capture: true });
   const binDir = ensured.trim().split("\n").pop();
-  if (!binDir || !fs.existsSync(path.join(binDir, "pulumi"))) throw new Error(`scripts/ensure-pulumi did not name a directory with pulumi (got "${binDir}")`);
+  if (!binDir || !fs.existsSync(path.join(binDir, "pulumi")))
+    throw new Error(`scripts/ensure-pulumi did not name a directory with pulumi (got "${binDir}")`);
   console.log(`using ${path.join(binDir, "pulumi")}`);
 
   banner("Build (npm run build)");
@@ -117,7 +118,9 @@ async function main() {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-cms-demo-"));
   const token = `cms_demo_${randomBytes(16).toString("hex")}`;
   emulator = await startEmulator({ port: 0, token, ...TIMINGS });
-  console.log(`cms-emulator listening on ${emulator.url} (provisioning ${TIMINGS.provisionSeconds}s, scaling ${TIMINGS.scaleSeconds}s, deleting ${TIMINGS.deleteSeconds}s)`);
+  console.log(
+    `cms-emulator listening on ${emulator.url} (provisioning ${TIMINGS.provisionSeconds}s, scaling ${TIMINGS.scaleSeconds}s, deleting ${TIMINGS.deleteSeconds}s)`,
+  );
 
   const backend = path.join(tmp, "backend");
   const home = path.join(tmp, "pulumi-home");
@@ -159,7 +162,7 @@ async function main() {
   banner("pulumi stack output (the kubeconfig is a secret output)");
   await pulumi("stack", "output");
   console.log("\n(`pulumi stack output kubeconfig --show-secrets > kubeconfig` would write it out; a Kubernetes");
-  console.log(" provider takes it as `new k8s.Provider(\"cms\", { kubeconfig: ref.requireOutput(\"kubeconfig\") })`.)");
+  console.log(' provider takes it as `new k8s.Provider("cms", { kubeconfig: ref.requireOutput("kubeconfig") })`.)');
 
   banner("pulumi up: scale workers 2 -> 3 in place");
   await pulumi("config", "set", ...cf, "workers", "3");

@@ -40,6 +40,4 @@ export const clusters = Object.fromEntries(
   ]),
 );
 /** Every kubeconfig, keyed like the config. Secret. */
-export const kubeconfigs = pulumi.secret(
-  pulumi.all(Object.fromEntries(Object.entries(fleet).map(([key, c]) => [key, c.kubeconfig]))),
-);
+export const kubeconfigs = pulumi.secret(pulumi.all(Object.fromEntries(Object.entries(fleet).map(([key, c]) => [key, c.kubeconfig]))));

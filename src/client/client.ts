@@ -9,7 +9,7 @@
  *    state-changing calls from doing things twice.
  * 3. One method per endpoint.
  */
-import axios, { type AxiosInstance } from "axios";
+import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
 import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./errors";
@@ -81,8 +81,7 @@ export class CmsClient {
     this.#token = token;
     this.#options = rest;
     this.endpoint = rest.endpoint;
-    this.#limiter =
-      rest.limiter instanceof RateLimiter ? rest.limiter : rest.limiter ? sharedLimiter(rest.endpoint, token) : undefined;
+    this.#limiter = rest.limiter instanceof RateLimiter ? rest.limiter : rest.limiter ? sharedLimiter(rest.endpoint, token) : undefined;
     this.#http = axios.create({
       baseURL: `${rest.endpoint}/v1`,
       timeout: rest.timeoutMs,
@@ -148,22 +147,27 @@ export class CmsClient {
    */
   async createCluster(body: CreateClusterRequest): Promise<ApiClusterSummary> {
     const startedLocal = Date.now();
-    const res = await this.#withRetry<Exchange | ApiCluster>("POST", "/clusters", () => this.#exchange({ method: "POST", path: "/clusters", body }), {
-      verify: async (error) => {
-        // A status reply means the server is done with the request; silence means it may not be.
-        const settleUntil = Date.now() + (error instanceof NetworkError ? this.#options.settleWindowMs : 0);
-        for (;;) {
-          const all = await this.listAllClusters();
-          // Compute the start on the server's clock only now: the list's Date headers have just
-          // refreshed our estimate of the skew.
-          const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
-          if (found) return { value: found };
-          const left = settleUntil - Date.now();
-          if (left <= 0) return undefined;
-          await sleep(Math.min(left, 1_000));
-        }
+    const res = await this.#withRetry<Exchange | ApiCluster>(
+      "POST",
+      "/clusters",
+      () => this.#exchange({ method: "POST", path: "/clusters", body }),
+      {
+        verify: async (error) => {
+          // A status reply means the server is done with the request; silence means it may not be.
+          const settleUntil = Date.now() + (error instanceof NetworkError ? this.#options.settleWindowMs : 0);
+          for (;;) {
+            const all = await this.listAllClusters();
+            // Compute the start on the server's clock only now: the list's Date headers have just
+            // refreshed our estimate of the skew.
+            const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
+            if (found) return { value: found };
+            const left = settleUntil - Date.now();
+            if (left <= 0) return undefined;
+            await sleep(Math.min(left, 1_000));
+          }
+        },
       },
-    });
+    );
     const created = isExchange(res) ? this.#json<ApiClusterSummary>(res, "POST", "/clusters") : res;
     if (created && typeof created.id === "string") claimClusterId(created.id);
     return created;
@@ -211,7 +215,11 @@ export class CmsClient {
 
   /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent (never parsed). */
   async getKubeconfig(id: string): Promise<string> {
-    const res = await this.#request({ method: "GET", path: `/clusters/${seg(id)}/kubeconfig`, accept: "text/yaml, application/yaml, text/plain, */*" });
+    const res = await this.#request({
+      method: "GET",
+      path: `/clusters/${seg(id)}/kubeconfig`,
+      accept: "text/yaml, application/yaml, text/plain, */*",
+    });
     return res.body;
   }
 
@@ -250,11 +258,11 @@ export class CmsClient {
     let sawUnknownOutcome = false;
     let rateLimited = 0;
     const run = async (): Promise<T> => {
-      if (verifyPending) {
+      if (verifyPending && hooks.verify) {
         verifyPending = false;
         // Errors of the lookup are about other requests: stop here rather than feed them to the
         // POST's retry decision.
-        const found = await hooks.verify!(lastError).catch((e: unknown) => {
+        const found = await hooks.verify(lastError).catch((e: unknown) => {
           throw new pRetry.AbortError(asError(e));
         });
         if (found) return found.value;
@@ -324,7 +332,7 @@ export class CmsClient {
     // This deadline bounds the whole exchange.
     const deadline = new AbortController();
     const timer = this.#options.timeoutMs > 0 ? setTimeout(() => deadline.abort(), this.#options.timeoutMs) : undefined;
-    let response;
+    let response: AxiosResponse<string>;
     try {
       response = await this.#http.request<string>({
         signal: deadline.signal,
@@ -340,7 +348,7 @@ export class CmsClient {
         },
       });
     } catch (error) {
-      if (ticket) this.#limiter!.complete(undefined);
+      if (ticket) this.#limiter?.complete(undefined);
       // The axios error holds config.headers.Authorization: keep only its code and message text.
       const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
       const byDeadline = deadline.signal.aborted;
@@ -355,7 +363,11 @@ export class CmsClient {
         method: spec.method,
         path: fullPath,
         code,
-        detail: byDeadline ? `no complete response within ${this.#options.timeoutMs} ms` : typeof e.message === "string" ? e.message : undefined,
+        detail: byDeadline
+          ? `no complete response within ${this.#options.timeoutMs} ms`
+          : typeof e.message === "string"
+            ? e.message
+            : undefined,
         timedOut: code === "ETIMEDOUT" || code === "ECONNABORTED",
         origin: new URL(this.endpoint).origin,
         secrets: [this.#token],
@@ -366,7 +378,7 @@ export class CmsClient {
     const receivedAt = Date.now();
     const headers = toHeaderBag(response.headers);
     const body = typeof response.data === "string" ? response.data : response.data == null ? "" : String(response.data);
-    const serverDate = parseDateHeader(headers["date"]);
+    const serverDate = parseDateHeader(headers.date);
     // Date is truncated to the second: the server's clock read somewhere in [date, date + 1 s),
     // so take the middle to halve the worst-case error.
     if (serverDate !== undefined) this.#serverOffsetMs = serverDate + 500 - receivedAt;
@@ -383,7 +395,7 @@ export class CmsClient {
           info.exact = true;
         } else if (info.resetInMs === undefined) info.resetInMs = asked?.delayMs;
       }
-      this.#limiter!.complete(info, receivedAt);
+      this.#limiter?.complete(info, receivedAt);
     }
 
     if (response.status >= 200 && response.status < 300) return { status: response.status, headers, body };

@@ -103,8 +103,7 @@ export function parseErrorBody(body: string | undefined): { code?: string; messa
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
       const o = parsed as Record<string, unknown>;
       const code = typeof o.error === "string" ? o.error : undefined;
-      const message =
-        typeof o.message === "string" ? o.message : typeof o.error_description === "string" ? o.error_description : undefined;
+      const message = typeof o.message === "string" ? o.message : typeof o.error_description === "string" ? o.error_description : undefined;
       return { code, message };
     }
     return {};
@@ -162,7 +161,8 @@ export function hintFor(cls: ApiErrorClass, method: string, path: string, retryA
       );
     case NotFoundError:
       if (nodeId && clusterId) return `Node \`${nodeId}\` of cluster \`${clusterId}\` does not exist.`;
-      if (clusterId) return `Cluster \`${clusterId}\` does not exist (it may have been deleted outside Pulumi; \`pulumi refresh\` updates the stack).`;
+      if (clusterId)
+        return `Cluster \`${clusterId}\` does not exist (it may have been deleted outside Pulumi; \`pulumi refresh\` updates the stack).`;
       return undefined;
     case ConflictError:
       return clusterId

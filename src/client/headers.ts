@@ -122,7 +122,7 @@ export function parseRateLimitHeaders(headers: HeaderBag, now: number = Date.now
   if (limit !== undefined && limit >= 0) info.limit = limit;
   const remaining = parseNumber(headers["x-ratelimit-remaining"]);
   if (remaining !== undefined) info.remaining = Math.max(0, Math.floor(remaining));
-  const serverNow = parseDateHeader(headers["date"]);
+  const serverNow = parseDateHeader(headers.date);
   // The Date header has one-second resolution and is truncated, so the reset may appear up to a
   // second further away than it is: that errs on the side of waiting, which is what we want.
   const resetInMs = parseRateLimitReset(headers["x-ratelimit-reset"], serverNow ?? now);

@@ -127,7 +127,7 @@ export function serverRequestedDelay(
   if (!headers) return undefined;
   // Absolute values (HTTP-date, epoch reset) are on the server's clock: measure them against the
   // response's own Date header when it has one, so a skewed local clock does not distort waits.
-  const serverNow = parseDateHeader(headers["date"]) ?? now;
+  const serverNow = parseDateHeader(headers.date) ?? now;
   const retryAfter = parseRetryAfter(headers["retry-after"], serverNow);
   if (retryAfter !== undefined) return { delayMs: retryAfter, source: "Retry-After" };
   if (!useReset) return undefined;

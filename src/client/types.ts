@@ -7,14 +7,7 @@
 /** Cluster status values the spec lists. */
 export type ClusterStatus = "provisioning" | "running" | "scaling" | "upgrading" | "error" | "deleting";
 /** Node status values the spec lists. */
-export type NodeStatus =
-  | "provisioning"
-  | "installing"
-  | "joining"
-  | "ready"
-  | "not_ready"
-  | "draining"
-  | "deleting";
+export type NodeStatus = "provisioning" | "installing" | "joining" | "ready" | "not_ready" | "draining" | "deleting";
 /** Where a cluster runs: the service's own infrastructure, on premises or on bare metal. */
 export type Phase = "managed" | "onpremise" | "baremetal";
 /** Size of every node of a cluster. */
@@ -23,24 +16,9 @@ export type NodeSize = "small" | "medium" | "large" | "xlarge";
 export type NodeRole = "controlplane" | "worker";
 
 /** Every {@link ClusterStatus}, in lifecycle order. */
-export const CLUSTER_STATUSES: readonly ClusterStatus[] = [
-  "provisioning",
-  "running",
-  "scaling",
-  "upgrading",
-  "error",
-  "deleting",
-];
+export const CLUSTER_STATUSES: readonly ClusterStatus[] = ["provisioning", "running", "scaling", "upgrading", "error", "deleting"];
 /** Every {@link NodeStatus}, in lifecycle order. */
-export const NODE_STATUSES: readonly NodeStatus[] = [
-  "provisioning",
-  "installing",
-  "joining",
-  "ready",
-  "not_ready",
-  "draining",
-  "deleting",
-];
+export const NODE_STATUSES: readonly NodeStatus[] = ["provisioning", "installing", "joining", "ready", "not_ready", "draining", "deleting"];
 /** Every {@link Phase}. */
 export const PHASES: readonly Phase[] = ["managed", "onpremise", "baremetal"];
 /** Every {@link NodeSize}, smallest first. */

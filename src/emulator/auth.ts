@@ -58,7 +58,8 @@ export function toPrincipal(spec: unknown, where = "token"): Principal {
   let expiresAt: number | undefined;
   if (s.expires_at !== undefined && s.expires_at !== null) {
     expiresAt = typeof s.expires_at === "string" && ISO_DATE_TIME.test(s.expires_at) ? Date.parse(s.expires_at) : NaN;
-    if (Number.isNaN(expiresAt)) throw validationFailed(`${where}.expires_at must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T23:59:59Z`);
+    if (Number.isNaN(expiresAt))
+      throw validationFailed(`${where}.expires_at must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T23:59:59Z`);
   }
   const scope = s.scope;
   let clusterId: string | undefined;

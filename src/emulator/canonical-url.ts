@@ -20,9 +20,9 @@ export function canonicalUrl(target: string): string {
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? "" : url.slice(q);
-  const decoded = path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+  const decoded = path.replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
     const ch = String.fromCharCode(parseInt(hex, 16));
-    return UNRESERVED.test(ch) ? ch : escape.toUpperCase();
+    return UNRESERVED.test(ch) ? ch : encoded.toUpperCase();
   });
   return removeDotSegments(decoded.replace(/\/{2,}/g, "/")) + query;
 }

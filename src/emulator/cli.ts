@@ -12,7 +12,7 @@ import { startEmulator } from "./index";
 import { parsePlanLimits } from "./limits";
 import { DEFAULT_TIMINGS } from "./state";
 import { watchLauncher } from "./launcher-watch";
-import type { EmulatorOptions, Plan, TokenSpec } from "./types";
+import type { EmulatorOptions, Plan, RunningEmulator, TokenSpec } from "./types";
 
 /** Default port of the standalone emulator. */
 export const DEFAULT_PORT = 8787;
@@ -72,7 +72,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const seconds = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 86400) throw new Error(`--${flag} must be a number of seconds between 0 and 86400`);
+    if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 86400)
+      throw new Error(`--${flag} must be a number of seconds between 0 and 86400`);
     return n;
   };
   opts.provisionSeconds = seconds("provision-seconds", values["provision-seconds"]);
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   }
   const generatedToken = opts.token === undefined && opts.tokens === undefined;
   const generatedAdmin = opts.adminToken === undefined;
-  let emu;
+  let emu: RunningEmulator;
   try {
     emu = await startEmulator(opts);
   } catch (e) {

@@ -10,7 +10,6 @@ import type { ControlExtras } from "./control";
 import type { EmulatorState } from "./state";
 import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
 
-
 type Body = Record<string, unknown> | undefined;
 type Params = { cluster_id: string };
 
@@ -33,12 +32,15 @@ export function registerControlRoutes(
         if (token === adminToken) return;
         // A valid service token is the wrong kind (403); an expired or unknown one is no token (401).
         if (tryAuthenticate(state.tokens, req.headers.authorization, state.now())) {
-          throw new ApiError(403, "forbidden", "Insufficient permissions: the control API needs the emulator's admin token, not a service token");
+          throw new ApiError(
+            403,
+            "forbidden",
+            "Insufficient permissions: the control API needs the emulator's admin token, not a service token",
+          );
         }
         throw new ApiError(401, "unauthorized", "The admin token is missing, invalid or expired: send Authorization: Bearer <adminToken>");
       });
-      const done = <T>(p: Promise<T>, reply: { code(n: number): { send(b?: unknown): unknown } }) =>
-        p.then(() => reply.code(204).send());
+      const done = <T>(p: Promise<T>, reply: { code(n: number): { send(b?: unknown): unknown } }) => p.then(() => reply.code(204).send());
 
       ctl.post("/reset", async (_req, reply) => done(control.reset(), reply));
       ctl.get("/faults", async () => ({ items: await control.faults() }));

@@ -17,7 +17,17 @@ import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
-export type { ConnectionLimits, EmulatorControl, EmulatorOptions, FaultSpec, Permission, Plan, RunningEmulator, Timings, TokenSpec } from "./types";
+export type {
+  ConnectionLimits,
+  EmulatorControl,
+  EmulatorOptions,
+  FaultSpec,
+  Permission,
+  Plan,
+  RunningEmulator,
+  Timings,
+  TokenSpec,
+} from "./types";
 export { controlClient, ControlError } from "./control-client";
 export { ManualClock, systemClock, type Clock } from "./clock";
 export { DEFAULT_TIMINGS } from "./state";
@@ -35,7 +45,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = options.clock ?? systemClock;
   const timings = { ...DEFAULT_TIMINGS };
   for (const key of Object.keys(timings) as Array<keyof typeof timings>) {
-    if (options[key] !== undefined) timings[key] = options[key]!;
+    const value = options[key];
+    if (value !== undefined) timings[key] = value;
   }
   checkTimings(timings);
   const state = new EmulatorState(clock, timings, options.planLimits);
@@ -48,7 +59,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (specs.length === 0) {
     specs.push({ token: newDevToken(), permissions: ["read", "write", "admin"], scope: "*", plan: options.plan ?? "enterprise" });
   }
-  specs.forEach((spec, i) => state.tokens.add(toPrincipal(spec, `tokens[${i}]`)));
+  for (const [i, spec] of specs.entries()) state.tokens.add(toPrincipal(spec, `tokens[${i}]`));
   const adminToken = options.adminToken ?? newAdminToken();
   if (state.tokens.has(adminToken)) throw new Error("adminToken must differ from every service token");
 
@@ -70,7 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : options.port ?? 0;
+  const port = typeof address === "object" && address ? address.port : (options.port ?? 0);
   const shownHost = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "[::1]" : host.includes(":") ? `[${host}]` : host;
 
   let closing: Promise<void> | undefined;

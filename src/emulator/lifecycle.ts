@@ -179,13 +179,7 @@ function recomputeNextAt(c: ClusterRecord): void {
  * (node i of N is ready at (i+1)/N of the window), so the last one is ready exactly when
  * the cluster turns `running`.
  */
-export function provisionCluster(
-  input: CreateInput,
-  now: number,
-  durationMs: number,
-  fail: boolean,
-  subnet: number,
-): ClusterRecord {
+export function provisionCluster(input: CreateInput, now: number, durationMs: number, fail: boolean, subnet: number): ClusterRecord {
   const id = newClusterId();
   const c: ClusterRecord = {
     id,
@@ -285,7 +279,7 @@ export function scaleCluster(
   jsonCache.delete(c);
   const spans = windows(now, durationMs, tasks.length);
   let last: NodeRecord | undefined;
-  tasks.forEach((task, i) => (last = task(spans[i][0], spans[i][1])));
+  for (const [i, task] of tasks.entries()) last = task(spans[i][0], spans[i][1]);
   if (fail && last) failLast(last);
   c.workers = workers;
   c.node_size = size;
@@ -327,10 +321,7 @@ export function upgradeCluster(c: ClusterRecord, version: string, now: number, d
  */
 export function deleteCluster(c: ClusterRecord, now: number, durationMs: number): void {
   jsonCache.delete(c);
-  const order = [
-    ...c.nodes.filter((n) => n.role === "worker").reverse(),
-    ...c.nodes.filter((n) => n.role === "controlplane").reverse(),
-  ];
+  const order = [...c.nodes.filter((n) => n.role === "worker").reverse(), ...c.nodes.filter((n) => n.role === "controlplane").reverse()];
   const spans = windows(now, durationMs, order.length);
   order.forEach((node, i) => {
     const [s, e] = spans[i];

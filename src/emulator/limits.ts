@@ -93,7 +93,8 @@ export function parsePlanLimits(text: string): Partial<Record<Plan, number>> {
   const out: Partial<Record<Plan, number>> = {};
   for (const part of text.split(",")) {
     const m = /^\s*(community|pro|enterprise)\s*=\s*(\d+)\s*$/.exec(part);
-    if (!m || Number(m[2]) < 1) throw new Error(`--rate-limits: "${part}" must look like plan=N with plan community, pro or enterprise and N >= 1`);
+    if (!m || Number(m[2]) < 1)
+      throw new Error(`--rate-limits: "${part}" must look like plan=N with plan community, pro or enterprise and N >= 1`);
     out[m[1] as Plan] = Number(m[2]);
   }
   return out;

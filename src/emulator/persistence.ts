@@ -174,7 +174,6 @@ export class Persister {
   private inflight: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private compacting: Promise<void> | undefined;
-  private failed: Error | undefined;
 
   constructor(
     private readonly file: string,
@@ -253,9 +252,7 @@ export class Persister {
       const journal = await this.openJournal();
       await journal.appendFile(text);
       await journal.datasync();
-      this.failed = undefined;
     } catch (e) {
-      this.failed = e as Error;
       process.stderr.write(`cms-emulator: cannot write state journal of ${this.file}: ${(e as Error).message}\n`);
       throw new Error(`the change could not be saved to the state file: ${(e as Error).message}`);
     }

@@ -24,7 +24,19 @@ export const FIELD_RULES: Record<string, string> = {
 };
 
 /** Fields of the cluster that exist but cannot be changed by PATCH. */
-const IMMUTABLE = ["id", "name", "status", "phase", "control_planes", "infra_id", "node_count", "endpoint", "kubernetes_version", "created_at", "updated_at"];
+const IMMUTABLE = [
+  "id",
+  "name",
+  "status",
+  "phase",
+  "control_planes",
+  "infra_id",
+  "node_count",
+  "endpoint",
+  "kubernetes_version",
+  "created_at",
+  "updated_at",
+];
 
 const nameSchema = { type: "string", minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9-]+$" };
 const workersSchema = { type: "integer", minimum: 1, maximum: MAX_WORKERS };

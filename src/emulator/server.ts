@@ -17,7 +17,16 @@ import { registerControlRoutes } from "./control-routes";
 import type { ControlExtras } from "./control";
 import type { ConnectionLimits, EmulatorControl, Permission } from "./types";
 import { clusterJson } from "./lifecycle";
-import { createCluster, deleteCluster, getCluster, listClusterRecords, updateCluster, type CreateBody, type ListQuery, type UpdateBody } from "./operations/clusters";
+import {
+  createCluster,
+  deleteCluster,
+  getCluster,
+  listClusterRecords,
+  updateCluster,
+  type CreateBody,
+  type ListQuery,
+  type UpdateBody,
+} from "./operations/clusters";
 import { getKubeconfig } from "./operations/kubeconfig";
 import { getNode, listNodes } from "./operations/nodes";
 import {
@@ -104,7 +113,11 @@ function httpServer(limits: Required<ConnectionLimits>, handler: Parameters<type
   // Any Expect but 100-continue (which Node answers itself).
   server.on("checkExpectation", (_req, res) => {
     const body = JSON.stringify({ error: "expectation_failed", message: "Only Expect: 100-continue is supported" });
-    res.writeHead(417, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" });
+    res.writeHead(417, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      connection: "close",
+    });
     res.end(body);
   });
   return server;
@@ -117,7 +130,13 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     serverFactory: (handler) => httpServer(limits, handler),
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-        answerOnSocket(socket, 408, "Request Timeout", "request_timeout", `The request was not received within ${limits.requestTimeoutMs / 1000} s (headers within ${limits.headersTimeoutMs / 1000} s)`);
+        answerOnSocket(
+          socket,
+          408,
+          "Request Timeout",
+          "request_timeout",
+          `The request was not received within ${limits.requestTimeoutMs / 1000} s (headers within ${limits.headersTimeoutMs / 1000} s)`,
+        );
       } else if (err.code === "HPE_HEADER_OVERFLOW") {
         answerOnSocket(socket, 431, "Request Header Fields Too Large", "headers_too_large", "Request headers exceed the limit of 16 KiB");
       } else if (err.code === "ECONNRESET" || err.code === "EPIPE") {
@@ -150,7 +169,10 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     },
     schemaErrorFormatter: (errors, dataVar) => formatValidationError(errors as never, dataVar),
     frameworkErrors: (err, _req, reply) => {
-      void (reply as FastifyReply).code(400).send({ error: "bad_request", message: `Malformed request: ${err.code === "FST_ERR_BAD_URL" ? "the URL is not valid" : "it cannot be parsed"}` });
+      void (reply as FastifyReply).code(400).send({
+        error: "bad_request",
+        message: `Malformed request: ${err.code === "FST_ERR_BAD_URL" ? "the URL is not valid" : "it cannot be parsed"}`,
+      });
     },
   });
   for (const method of ALL_METHODS) {
@@ -292,7 +314,8 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
 function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
   const who = (req: FastifyRequest): Principal => {
     // The hook authenticates every route that has a permission; never serve one without.
-    if (!req.principal) throw new ApiError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
+    if (!req.principal)
+      throw new ApiError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
     return req.principal;
   };
   type Params = { cluster_id: string; node_id: string };
@@ -349,8 +372,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
         a.get<{ Params: Params }>(url, {
           schema: { querystring: noQuery },
           config: { permission: "read", action: "reading a kubeconfig" },
-          handler: async (req, reply) =>
-            reply.type("text/yaml; charset=utf-8").send(getKubeconfig(state, who(req), req.params.cluster_id)),
+          handler: async (req, reply) => reply.type("text/yaml; charset=utf-8").send(getKubeconfig(state, who(req), req.params.cluster_id)),
         }),
     },
     "/v1/clusters/:cluster_id/nodes": {

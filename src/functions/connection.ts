@@ -49,7 +49,11 @@ export function functionClient(connection: FunctionConnectionArgs | undefined): 
  * Run one API call for the function `fn`, turning failures into an error that names the
  * function and never contains the token.
  */
-export async function callApi<T>(fn: string, connection: FunctionConnectionArgs | undefined, call: (client: CmsClient) => Promise<T>): Promise<T> {
+export async function callApi<T>(
+  fn: string,
+  connection: FunctionConnectionArgs | undefined,
+  call: (client: CmsClient) => Promise<T>,
+): Promise<T> {
   const { client, token } = functionClient(connection);
   try {
     return await call(client);

@@ -202,7 +202,18 @@ function partialOutputs(
     // fall through to the minimal shape
   }
   const minimal: Record<string, unknown> = { status: "unknown" };
-  for (const k of ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId", "connection", "__timeouts", "__urn", "__autonamed"]) {
+  for (const k of [
+    "name",
+    "controlPlanes",
+    "workers",
+    "nodeSize",
+    "phase",
+    "infraId",
+    "connection",
+    "__timeouts",
+    "__urn",
+    "__autonamed",
+  ]) {
     const v = (inputs as Record<string, unknown>)[k];
     if (v !== undefined) minimal[k] = v;
   }
@@ -211,7 +222,7 @@ function partialOutputs(
 
 /** Next steps for a cluster in `error`: diff replaces such a cluster on the next `up`. */
 const ERROR_STATUS_HINT =
-  "A cluster in status \"error\" cannot recover: it is kept in the stack and the next `pulumi up` will replace it (or `pulumi destroy` removes it).";
+  'A cluster in status "error" cannot recover: it is kept in the stack and the next `pulumi up` will replace it (or `pulumi destroy` removes it).';
 
 /** Text added to init errors: what the user can do next. */
 function nextSteps(urnHint: string | undefined): string {
@@ -260,7 +271,11 @@ export const clusterProvider = {
     // Before any API call, in `preview` too: a pull request's preview fails as its merge's `up`
     // would when no endpoint or token is configured (unless the connection is computed later).
     if (!containsUnknown(news.connection)) {
-      resolveConnection({ explicit: dropEmpty((inputs.connection as ConnectionInputs | undefined) ?? {}), config: configured, env: settings.env ?? process.env });
+      resolveConnection({
+        explicit: dropEmpty((inputs.connection as ConnectionInputs | undefined) ?? {}),
+        config: configured,
+        env: settings.env ?? process.env,
+      });
     }
     // When this check leads to a create (no olds), the engine stores its inputs in a pending
     // operation first: the time lets `cms-recover` tell a cluster this create made from one that
@@ -351,7 +366,11 @@ export const clusterProvider = {
       const why = safeMessage(e, secrets);
       const hint = seen?.status === "error" ? ERROR_STATUS_HINT : nextSteps(inputs.__urn);
       // The message with its hint is also the init error the CLI shows (the host shows reasons).
-      throw new ClusterInitError(`cluster ${id} was created but is not ready: ${why}. ${hint}`, id, partialOutputs(seen, inputs, undefined));
+      throw new ClusterInitError(
+        `cluster ${id} was created but is not ready: ${why}. ${hint}`,
+        id,
+        partialOutputs(seen, inputs, undefined),
+      );
     }
   },
 
@@ -380,7 +399,10 @@ export const clusterProvider = {
       if (cluster.status === "deleting") {
         if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
         if (props.__urn) {
-          await warnFor(props.__urn, `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`);
+          await warnFor(
+            props.__urn,
+            `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
+          );
         }
         return {};
       }
@@ -462,7 +484,9 @@ export const clusterProvider = {
     } catch (e) {
       const why = safeMessage(e, secrets);
       if (isNotFoundError(e) || (e instanceof WaitError && e.reason === "gone")) {
-        throw new Error(`cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`);
+        throw new Error(
+          `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
+        );
       }
       if (!last && !(e instanceof WaitError)) {
         // The PATCH itself was refused (validation, permission...): nothing changed.
@@ -470,11 +494,7 @@ export const clusterProvider = {
       }
       const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
       const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;
-      throw new ClusterInitError(
-        `cluster ${id} did not finish updating: ${why}.${hint}`,
-        id,
-        partialOutputs(seen, news, olds.kubeconfig),
-      );
+      throw new ClusterInitError(`cluster ${id} did not finish updating: ${why}.${hint}`, id, partialOutputs(seen, news, olds.kubeconfig));
     }
   },
 

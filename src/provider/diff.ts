@@ -67,9 +67,17 @@ export function diffCluster(olds: Record<string, unknown>, news: Record<string, 
     diffs.push(prop);
     if (replace) replaces.push(prop);
     const kind: PropertyDiffKind =
-      before === undefined ? (replace ? "ADD_REPLACE" : "ADD")
-      : after === undefined ? (replace ? "DELETE_REPLACE" : "DELETE")
-      : replace ? "UPDATE_REPLACE" : "UPDATE";
+      before === undefined
+        ? replace
+          ? "ADD_REPLACE"
+          : "ADD"
+        : after === undefined
+          ? replace
+            ? "DELETE_REPLACE"
+            : "DELETE"
+          : replace
+            ? "UPDATE_REPLACE"
+            : "UPDATE";
     detailedDiff[prop] = { kind, inputDiff: true };
   };
 
@@ -87,8 +95,7 @@ export function diffCluster(olds: Record<string, unknown>, news: Record<string, 
 
   // Delete first only when the user pinned the name and the replacement would reuse it.
   const explicitName = news.__autonamed !== true;
-  const sameName =
-    !isUnknown(news.name) && typeof news.name === "string" && normalize(olds.name) === normalize(news.name);
+  const sameName = !isUnknown(news.name) && typeof news.name === "string" && normalize(olds.name) === normalize(news.name);
   const deleteBeforeReplace = replaces.length > 0 && explicitName && sameName;
 
   // Without a replacement, the immutable properties keep their values through the update.

@@ -10,7 +10,15 @@ export {
   setProviderSettings,
   type ProviderSettings,
 } from "./cluster-provider";
-export { checkCluster, endpointProblem, stripUndefined, DEFAULT_PHASE, type CheckFailure, type CheckClusterResult, type CheckOptions } from "./check";
+export {
+  checkCluster,
+  endpointProblem,
+  stripUndefined,
+  DEFAULT_PHASE,
+  type CheckFailure,
+  type CheckClusterResult,
+  type CheckOptions,
+} from "./check";
 export { diffCluster, type ClusterDiff, type PropertyDiff, type PropertyDiffKind } from "./diff";
 export {
   toClusterInfo,
@@ -57,7 +65,16 @@ export {
   type ConnectionSources,
 } from "./connection";
 export { ClusterInitError, isTransient, redact, safeMessage } from "./errors";
-export { waitForCluster, judgeStatus, WaitError, SYSTEM_CLOCK, type Clock, type WaitOptions, type WaitTarget, type StatusVerdict } from "./waiter";
+export {
+  waitForCluster,
+  judgeStatus,
+  WaitError,
+  SYSTEM_CLOCK,
+  type Clock,
+  type WaitOptions,
+  type WaitTarget,
+  type StatusVerdict,
+} from "./waiter";
 export { progressLine } from "./progress-line";
 export { setProgressSink, progressSink, engineAddressFromHost, NO_PROGRESS, type ProgressSink } from "./progress";
 export { UNKNOWN, isUnknown, containsUnknown } from "./unknown";

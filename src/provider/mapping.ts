@@ -2,15 +2,7 @@
  * The one place where wire objects (snake_case, `../client/types`) become Pulumi property bags
  * and function results (camelCase), and back. Pure.
  */
-import type {
-  ApiCluster,
-  ApiClusterSummary,
-  ApiNode,
-  CreateClusterRequest,
-  NodeSize,
-  Phase,
-  UpdateClusterRequest,
-} from "../client/types";
+import type { ApiCluster, ApiClusterSummary, ApiNode, CreateClusterRequest, NodeSize, UpdateClusterRequest } from "../client/types";
 import { stripUndefined } from "./check";
 import type { ClusterAttributes, ClusterInputs, ClusterOutputs } from "./types";
 
@@ -140,10 +132,7 @@ export function toOutputs(
  * and hidden inputs are kept from the previous state. For an adopted cluster (`Cluster.get`,
  * import) the previous state is empty and everything comes from the API.
  */
-export function toInputsAfterRead(
-  cluster: ApiCluster,
-  previous: Partial<ClusterOutputs>,
-): ClusterInputs {
+export function toInputsAfterRead(cluster: ApiCluster, previous: Partial<ClusterOutputs>): ClusterInputs {
   const info = toClusterInfo(cluster);
   const inputs: Record<string, unknown> = {
     name: info.name,

@@ -87,11 +87,14 @@ export class SharedPoller {
       clearTimeout(this.timer);
     }
     this.timerAt = dueAt;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      void this.round();
-    }, Math.max(0, dueAt - this.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        void this.round();
+      },
+      Math.max(0, dueAt - this.now()),
+    );
   }
 
   private async round(): Promise<void> {
@@ -185,11 +188,7 @@ function goneError(id: string): NotFoundError {
 function isSharedPollClient(client: unknown): client is SharedPollClient {
   const c = client as Partial<SharedPollClient> | null;
   return (
-    !!c &&
-    typeof c.identity === "string" &&
-    c.identity !== "" &&
-    typeof c.getCluster === "function" &&
-    typeof c.listClusters === "function"
+    !!c && typeof c.identity === "string" && c.identity !== "" && typeof c.getCluster === "function" && typeof c.listClusters === "function"
   );
 }
 

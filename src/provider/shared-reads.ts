@@ -130,7 +130,9 @@ function isFullCluster(c: ApiCluster): boolean {
 
 function isSharedReadClient(client: unknown): client is SharedReadClient {
   const c = client as Partial<SharedReadClient> | null;
-  return !!c && typeof c.identity === "string" && c.identity !== "" && typeof c.getCluster === "function" && typeof c.listClusters === "function";
+  return (
+    !!c && typeof c.identity === "string" && c.identity !== "" && typeof c.getCluster === "function" && typeof c.listClusters === "function"
+  );
 }
 
 const readers = processSingleton(Symbol.for("pulumi-cms.provider.shared-readers"), () => new Map<string, SharedReader>());

@@ -128,8 +128,10 @@ async function main(): Promise<number> {
   const inState = new Set((deployment.resources ?? []).filter((r) => r.type === CLUSTER_TYPE && r.id).map((r) => r.id as string));
   const plan = planRecovery(pending, inState, await client.listAllClusters());
 
-  for (const i of plan.imports) console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run: recording it`);
-  for (const c of plan.clears) console.log(`cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`);
+  for (const i of plan.imports)
+    console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run: recording it`);
+  for (const c of plan.clears)
+    console.log(`cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`);
   if (plan.ambiguous.length > 0) {
     for (const a of plan.ambiguous) {
       const ids = a.candidates.map((c) => `${c.id} (created ${c.created_at}, ${c.status})`).join(", ");

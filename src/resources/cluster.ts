@@ -118,21 +118,13 @@ export class Cluster extends pulumi.dynamic.Resource {
    * Adopt an existing cluster as a read-only resource: its state is read from the API by id.
    * The connection comes from `state.connection`, else stack config, else environment.
    */
-  public static get(
-    name: string,
-    id: pulumi.Input<pulumi.ID>,
-    state?: ClusterGetArgs,
-    opts?: pulumi.CustomResourceOptions,
-  ): Cluster {
+  public static get(name: string, id: pulumi.Input<pulumi.ID>, state?: ClusterGetArgs, opts?: pulumi.CustomResourceOptions): Cluster {
     return new Cluster(name, { connection: state?.connection } as ClusterArgs, { ...opts, id });
   }
 
   /** True when `obj` is a Cluster (works across copies of this package). */
   public static isInstance(obj: unknown): obj is Cluster {
-    return (
-      pulumi.CustomResource.isInstance(obj) &&
-      (obj as unknown as { __pulumiType?: string }).__pulumiType === CLUSTER_TYPE
-    );
+    return pulumi.CustomResource.isInstance(obj) && (obj as unknown as { __pulumiType?: string }).__pulumiType === CLUSTER_TYPE;
   }
 
   /**

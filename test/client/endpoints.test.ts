@@ -19,7 +19,14 @@ describe("every endpoint against the emulator", () => {
   it("creates a cluster and returns the abbreviated body", async () => {
     const c = client(emu);
     const created = await c.createCluster({ name: "alpha", ...SMALL });
-    expect(created).toMatchObject({ name: "alpha", status: "provisioning", phase: "managed", control_planes: 1, workers: 1, node_size: "small" });
+    expect(created).toMatchObject({
+      name: "alpha",
+      status: "provisioning",
+      phase: "managed",
+      control_planes: 1,
+      workers: 1,
+      node_size: "small",
+    });
     expect(created.id).toMatch(/^cls_[0-9a-f]{16}$/);
     expect(Date.parse(created.created_at)).not.toBeNaN();
     const all = await emu.control.clusters();

@@ -25,7 +25,9 @@ const map = (status: number, b: string | undefined, method = "GET", path = "/v1/
 
 /** Everything an error can show when logged, thrown across a process boundary or serialised. */
 function everyFace(e: Error): string {
-  return [e.message, e.stack ?? "", String(e), JSON.stringify(e), JSON.stringify(Object.entries(e)), require("node:util").inspect(e)].join("\n");
+  return [e.message, e.stack ?? "", String(e), JSON.stringify(e), JSON.stringify(Object.entries(e)), require("node:util").inspect(e)].join(
+    "\n",
+  );
 }
 
 describe("status and code mapping", () => {
@@ -75,7 +77,9 @@ describe("status and code mapping", () => {
   it("turns a non-JSON body into a clean message", () => {
     const html = map(502, "<html><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>");
     expect(html).toBeInstanceOf(ServerError);
-    expect(html.message).toBe("CMS API GET /v1/clusters/cls_1 failed with 502 server_error. The service failed; retries did not help. Try again later.");
+    expect(html.message).toBe(
+      "CMS API GET /v1/clusters/cls_1 failed with 502 server_error. The service failed; retries did not help. Try again later.",
+    );
     const text = map(500, "upstream   timed\nout");
     expect(text.message).toContain("upstream timed out");
     expect(parseErrorBody("x".repeat(500)).message!.length).toBeLessThanOrEqual(201);
@@ -99,19 +103,29 @@ describe("messages tell the user what to do", () => {
 
   it("403 on one cluster names the cluster and the scopes that would grant it", () => {
     const del = map(403, body("forbidden", "Insufficient permissions"), "DELETE", "/v1/clusters/cls_abc");
-    expect(del.message).toContain("Deleting cluster `cls_abc` needs a token with the `write` permission and scope `*`, `cluster:*` or `cluster:cls_abc`");
+    expect(del.message).toContain(
+      "Deleting cluster `cls_abc` needs a token with the `write` permission and scope `*`, `cluster:*` or `cluster:cls_abc`",
+    );
     const get = map(403, body("forbidden", "out of scope"), "GET", "/v1/clusters/cls_abc/kubeconfig");
     expect(get.message).toContain("Downloading the kubeconfig of cluster `cls_abc` needs a token with the `read` permission");
   });
 
   it("404 names the missing cluster or node", () => {
     expect(map(404, body("not_found", "x"), "GET", "/v1/clusters/cls_9").message).toContain("Cluster `cls_9` does not exist");
-    expect(map(404, body("not_found", "x"), "GET", "/v1/clusters/cls_9/nodes/node_1").message).toContain("Node `node_1` of cluster `cls_9`");
+    expect(map(404, body("not_found", "x"), "GET", "/v1/clusters/cls_9/nodes/node_1").message).toContain(
+      "Node `node_1` of cluster `cls_9`",
+    );
   });
 
   it("409 says to wait for running; 429 says how long the server asked to wait", () => {
     expect(map(409, body("conflict", "busy"), "PATCH", "/v1/clusters/cls_2").message).toContain("wait until it is `running`");
-    const rl = errorFromResponse({ status: 429, body: body("rate_limited", "slow"), method: "GET", path: "/v1/clusters", retryAfterMs: 12_000 });
+    const rl = errorFromResponse({
+      status: 429,
+      body: body("rate_limited", "slow"),
+      method: "GET",
+      path: "/v1/clusters",
+      retryAfterMs: 12_000,
+    });
     expect(rl.retryAfterMs).toBe(12_000);
     expect(rl.message).toContain("12 s");
   });
@@ -125,7 +139,13 @@ describe("secrets", () => {
   });
 
   it("scrubs the token from network error details", () => {
-    const e = networkErrorFrom({ method: "get", path: "/v1/clusters", code: "ECONNRESET", detail: `socket hang up ${TOKEN}`, secrets: [TOKEN] });
+    const e = networkErrorFrom({
+      method: "get",
+      path: "/v1/clusters",
+      code: "ECONNRESET",
+      detail: `socket hang up ${TOKEN}`,
+      secrets: [TOKEN],
+    });
     expect(e).toBeInstanceOf(NetworkError);
     expect(e).toMatchObject({ method: "GET", path: "/v1/clusters", code: "ECONNRESET", timedOut: false });
     expect(everyFace(e)).not.toContain(TOKEN);
@@ -142,7 +162,9 @@ describe("network errors", () => {
   it("say whether it timed out and where the endpoint is", () => {
     const e = networkErrorFrom({ method: "GET", path: "/v1/clusters", code: "ETIMEDOUT", timedOut: true, origin: "http://127.0.0.1:9" });
     expect(e.timedOut).toBe(true);
-    expect(e.message).toBe("CMS API GET /v1/clusters timed out without a response (ETIMEDOUT). Check that the endpoint http://127.0.0.1:9 is reachable.");
+    expect(e.message).toBe(
+      "CMS API GET /v1/clusters timed out without a response (ETIMEDOUT). Check that the endpoint http://127.0.0.1:9 is reachable.",
+    );
     expect(e).not.toBeInstanceOf(ApiError);
   });
 });

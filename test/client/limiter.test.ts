@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  RateLimiter,
-  clearSharedLimiters,
-  computePacingDelay,
-  limiterKey,
-  parseRateLimitHeaders,
-  sharedLimiter,
-} from "../../src/client";
+import { RateLimiter, clearSharedLimiters, computePacingDelay, limiterKey, parseRateLimitHeaders, sharedLimiter } from "../../src/client";
 
 const START = Date.UTC(2030, 0, 1, 12, 0, 0, 250);
 
@@ -20,7 +13,10 @@ class FixedWindowServer {
   used = 0;
   rejected = 0;
   accepted: number[] = [];
-  constructor(readonly limit: number, readonly windowMs = 60_000) {}
+  constructor(
+    readonly limit: number,
+    readonly windowMs = 60_000,
+  ) {}
 
   handle(now: number): { status: number; headers: Record<string, string> } {
     if (this.windowStart === undefined || now >= this.windowStart + this.windowMs) {
@@ -110,7 +106,9 @@ describe("computePacingDelay", () => {
   });
 
   it("paces with any remaining count when the limit is unknown", () => {
-    expect(computePacingDelay({ inFlight: 0, remaining: 50, resetAt: now + 50_000, lastSentAt: now }, now, { safetyMarginMs: 0 })).toBe(1000);
+    expect(computePacingDelay({ inFlight: 0, remaining: 50, resetAt: now + 50_000, lastSentAt: now }, now, { safetyMarginMs: 0 })).toBe(
+      1000,
+    );
   });
 });
 

@@ -40,7 +40,9 @@ describe("idempotent requests are retried", () => {
     expect((await c.getCluster(id)).id).toBe(id);
     expect(await count(GET_CLUSTER)).toBe(4);
     expect(c.retries.map((r) => r.attempt)).toEqual([1, 2, 3]);
-    expect(c.retries.every((r) => r.method === "GET" && r.path === `/v1/clusters/${id}` && r.reason.includes(`status ${status}`))).toBe(true);
+    expect(c.retries.every((r) => r.method === "GET" && r.path === `/v1/clusters/${id}` && r.reason.includes(`status ${status}`))).toBe(
+      true,
+    );
   });
 
   it("recovers a 429 storm, waiting as long as Retry-After says", async () => {
@@ -69,7 +71,10 @@ describe("idempotent requests are retried", () => {
     const c = client(emu);
     expect((await c.listClusters()).items).toEqual([]);
     expect(await count(LIST)).toBe(3);
-    expect(c.retries.map((r) => r.reason)).toEqual([expect.stringMatching(/^no response \(E[A-Z]+\)/), expect.stringMatching(/^no response/)]);
+    expect(c.retries.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/^no response \(E[A-Z]+\)/),
+      expect.stringMatching(/^no response/),
+    ]);
   });
 
   it("gives up after the configured retries with the last error", async () => {

@@ -137,7 +137,10 @@ describe("decideRetry: how long to wait", () => {
   });
 
   it("caps a server-requested wait at maxServerDelayMs", () => {
-    const d = decideRetry({ method: "GET", status: 429, attempt: 1, headers: { "retry-after": "3600" } }, { ...policy, maxServerDelayMs: 60_000 });
+    const d = decideRetry(
+      { method: "GET", status: 429, attempt: 1, headers: { "retry-after": "3600" } },
+      { ...policy, maxServerDelayMs: 60_000 },
+    );
     expect(d.delayMs).toBe(60_000);
   });
 });

@@ -47,7 +47,13 @@ describe("typed errors from the emulator", () => {
 
   it("401 for an expired token", async () => {
     const token = newToken("expired");
-    await emu.control.addToken({ token, permissions: ["read", "write"], scope: "*", plan: "enterprise", expires_at: "2020-01-01T00:00:00Z" });
+    await emu.control.addToken({
+      token,
+      permissions: ["read", "write"],
+      scope: "*",
+      plan: "enterprise",
+      expires_at: "2020-01-01T00:00:00Z",
+    });
     const e = await rejection(client(emu, { token }).getCluster("cls_0000000000000000"));
     expect(e).toBeInstanceOf(UnauthorizedError);
     expect((e as ApiError).serverMessage).toMatch(/expired|invalid/i);
@@ -174,7 +180,13 @@ describe("typed errors from the emulator", () => {
       await rejection(c.createCluster({ name: "x", ...SMALL })), // 403
       await rejection(c.deleteCluster("cls_0000000000000000")), // 403
     ];
-    expect(errors.map((e) => e.constructor.name)).toEqual(["ServerError", "RateLimitedError", "NotFoundError", "ForbiddenError", "ForbiddenError"]);
+    expect(errors.map((e) => e.constructor.name)).toEqual([
+      "ServerError",
+      "RateLimitedError",
+      "NotFoundError",
+      "ForbiddenError",
+      "ForbiddenError",
+    ]);
     for (const e of errors) {
       expect(everyFace(e)).not.toContain(token);
       expect(e).not.toHaveProperty("config");

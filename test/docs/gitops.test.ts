@@ -65,9 +65,18 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
     fs.writeFileSync(path.join(repo, "index.js"), PROGRAM);
     fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n");
     const pulumiVersion = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")).version;
-    await installProject(repo, { name: "clusters", dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": pulumiVersion } }, envWithNode(node));
+    await installProject(
+      repo,
+      { name: "clusters", dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": pulumiVersion } },
+      envWithNode(node),
+    );
     const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env: { ...process.env, ...gitIdentity }, stdio: "ignore" });
-    const gitIdentity = { GIT_AUTHOR_NAME: "ci", GIT_AUTHOR_EMAIL: "ci@example.com", GIT_COMMITTER_NAME: "ci", GIT_COMMITTER_EMAIL: "ci@example.com" };
+    const gitIdentity = {
+      GIT_AUTHOR_NAME: "ci",
+      GIT_AUTHOR_EMAIL: "ci@example.com",
+      GIT_COMMITTER_NAME: "ci",
+      GIT_COMMITTER_EMAIL: "ci@example.com",
+    };
     git("init", "--quiet");
     git("add", ".");
     git("commit", "--quiet", "-m", "program");
@@ -89,50 +98,72 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
 
   afterAll(async () => {
     if (repo && env) {
-      await execFile("pulumi", ["destroy", "--stack", "prod", "--yes", "--non-interactive", "--skip-preview"], { cwd: repo, env }).catch(() => undefined);
+      await execFile("pulumi", ["destroy", "--stack", "prod", "--yes", "--non-interactive", "--skip-preview"], { cwd: repo, env }).catch(
+        () => undefined,
+      );
     }
     await emu?.close();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   }, STEP_TIMEOUT);
 
-  it("once: the stack is created and its file, with the encryption salt, is committed", async () => {
-    await job("Create the stack");
-    const committed = execFileSync("git", ["show", "HEAD:Pulumi.prod.yaml"], { cwd: repo, encoding: "utf8" });
-    expect(committed).toMatch(/encryptionsalt: /);
-    expect(committed).toContain(emu.url);
-    expect(committed).not.toContain(emu.token);
-  }, STEP_TIMEOUT);
+  it(
+    "once: the stack is created and its file, with the encryption salt, is committed",
+    async () => {
+      await job("Create the stack");
+      const committed = execFileSync("git", ["show", "HEAD:Pulumi.prod.yaml"], { cwd: repo, encoding: "utf8" });
+      expect(committed).toMatch(/encryptionsalt: /);
+      expect(committed).toContain(emu.url);
+      expect(committed).not.toContain(emu.token);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("pull request: the preview shows the create and changes nothing", async () => {
-    await emu.control.resetRequestCounts();
-    const { output } = await job("Pull request");
-    expect(output).toMatch(/\+ pulumi-nodejs:dynamic\/cms:Cluster: \(create\)/);
-    expect(output).toMatch(/\+ \d+ to create/);
-    expect(await emu.clusters()).toEqual([]);
-    const counts = await emu.control.requestCounts();
-    expect(Object.keys(counts).filter((k) => !k.startsWith("GET "))).toEqual([]);
-  }, STEP_TIMEOUT);
+  it(
+    "pull request: the preview shows the create and changes nothing",
+    async () => {
+      await emu.control.resetRequestCounts();
+      const { output } = await job("Pull request");
+      expect(output).toMatch(/\+ pulumi-nodejs:dynamic\/cms:Cluster: \(create\)/);
+      expect(output).toMatch(/\+ \d+ to create/);
+      expect(await emu.clusters()).toEqual([]);
+      const counts = await emu.control.requestCounts();
+      expect(Object.keys(counts).filter((k) => !k.startsWith("GET "))).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("merge: up creates the running cluster", async () => {
-    await job("Merge");
-    const clusters = await emu.clusters();
-    expect(clusters).toHaveLength(1);
-    expect(clusters[0]).toMatchObject({ status: "running", workers: 2 });
-  }, STEP_TIMEOUT);
+  it(
+    "merge: up creates the running cluster",
+    async () => {
+      await job("Merge");
+      const clusters = await emu.clusters();
+      expect(clusters).toHaveLength(1);
+      expect(clusters[0]).toMatchObject({ status: "running", workers: 2 });
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("schedule: the drift gate passes, then fails once the cluster is scaled in the console", async () => {
-    await job("Drift gate");
-    const [cluster] = await emu.clusters();
-    await emu.control.scale(cluster.id, 4);
-    await emu.waitForCluster(cluster.id, (c) => c?.status === "running");
-    const drifted = await job("Drift gate", { allowFailure: true });
-    expect(drifted.code).not.toBe(0);
-    expect(drifted.output).toMatch(/workers/);
-  }, STEP_TIMEOUT);
+  it(
+    "schedule: the drift gate passes, then fails once the cluster is scaled in the console",
+    async () => {
+      await job("Drift gate");
+      const [cluster] = await emu.clusters();
+      await emu.control.scale(cluster.id, 4);
+      await emu.waitForCluster(cluster.id, (c) => c?.status === "running");
+      const drifted = await job("Drift gate", { allowFailure: true });
+      expect(drifted.code).not.toBe(0);
+      expect(drifted.output).toMatch(/workers/);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("merge again: up puts the program's workers back", async () => {
-    await job("Merge");
-    const [cluster] = await emu.clusters();
-    expect(cluster).toMatchObject({ workers: 2, status: "running" });
-  }, STEP_TIMEOUT);
+  it(
+    "merge again: up puts the program's workers back",
+    async () => {
+      await job("Merge");
+      const [cluster] = await emu.clusters();
+      expect(cluster).toMatchObject({ workers: 2, status: "running" });
+    },
+    STEP_TIMEOUT,
+  );
 });

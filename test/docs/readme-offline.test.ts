@@ -34,7 +34,11 @@ describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator
     const node = nodeBin(22);
     const pulumiVersion = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")).version;
     project = path.join(work, "my-project");
-    await installProject(project, { name: "my-project", dependencies: { "pulumi-cms": `file:${packTarball(work)}`, "@pulumi/pulumi": pulumiVersion } }, envWithNode(node));
+    await installProject(
+      project,
+      { name: "my-project", dependencies: { "pulumi-cms": `file:${packTarball(work)}`, "@pulumi/pulumi": pulumiVersion } },
+      envWithNode(node),
+    );
     fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: my-project\nruntime: nodejs\nmain: index.js\n");
     fs.writeFileSync(
       path.join(project, "index.js"),
@@ -42,33 +46,41 @@ describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator
     );
     fs.mkdirSync(path.join(work, "home"));
     env = envWithNode(`${binDir}${path.delimiter}${node}`, { HOME: path.join(work, "home"), PULUMI_SKIP_UPDATE_CHECK: "1" });
-    for (const k of ["PULUMI_ACCESS_TOKEN", "PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_HOME", "CMS_ENDPOINT", "CMS_TOKEN"]) delete env[k];
+    for (const k of ["PULUMI_ACCESS_TOKEN", "PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_HOME", "CMS_ENDPOINT", "CMS_TOKEN"])
+      delete env[k];
   }, STEP_TIMEOUT);
   afterAll(() => {
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it("creates the cluster, destroys it, removes the stack and stops the emulator", async () => {
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const script = blockAfter(readme, "## Try it offline against the emulator");
-    let output: string;
-    try {
-      const r = await execFile("bash", ["-eu", "-c", script], { cwd: project, env, maxBuffer: 64 * 1024 * 1024 });
-      output = r.stdout + r.stderr;
-    } catch (e) {
-      const err = e as { stdout?: string; stderr?: string };
-      throw new Error(`the README's block failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
-    }
-    expect(output).toMatch(/Cluster\s+app\s+created/);
-    expect(output).toMatch(/Cluster\s+app\s+deleted/);
-    // The emulator is gone: its port no longer answers.
-    const port = /--port (\d+)/.exec(script)![1];
-    const deadline = Date.now() + 15_000;
-    let answering = true;
-    while (answering && Date.now() < deadline) {
-      answering = await fetch(`http://127.0.0.1:${port}/v1/clusters`).then(() => true, () => false);
-      if (answering) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(answering).toBe(false);
-  }, STEP_TIMEOUT);
+  it(
+    "creates the cluster, destroys it, removes the stack and stops the emulator",
+    async () => {
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const script = blockAfter(readme, "## Try it offline against the emulator");
+      let output: string;
+      try {
+        const r = await execFile("bash", ["-eu", "-c", script], { cwd: project, env, maxBuffer: 64 * 1024 * 1024 });
+        output = r.stdout + r.stderr;
+      } catch (e) {
+        const err = e as { stdout?: string; stderr?: string };
+        throw new Error(`the README's block failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
+      }
+      expect(output).toMatch(/Cluster\s+app\s+created/);
+      expect(output).toMatch(/Cluster\s+app\s+deleted/);
+      // The emulator is gone: its port no longer answers.
+      const port = /--port (\d+)/.exec(script)![1];
+      const deadline = Date.now() + 15_000;
+      let answering = true;
+      while (answering && Date.now() < deadline) {
+        answering = await fetch(`http://127.0.0.1:${port}/v1/clusters`).then(
+          () => true,
+          () => false,
+        );
+        if (answering) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(answering).toBe(false);
+    },
+    STEP_TIMEOUT,
+  );
 });

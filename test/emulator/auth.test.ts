@@ -1,7 +1,7 @@
 /** Item 2: tokens — permissions × scopes, expiry, 401/403 bodies, control-API guard. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator, type TokenSpec } from "../../src/emulator";
-import { Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "./helpers";
 
 const clock = new ManualClock(Date.UTC(2025, 5, 1));
 let emu: RunningEmulator;
@@ -10,7 +10,12 @@ let a: string; // cluster ids
 let b: string;
 let nodeA: string;
 
-const spec = (token: string, permissions: TokenSpec["permissions"], scope: string): TokenSpec => ({ token, permissions, scope, plan: "enterprise" });
+const spec = (token: string, permissions: TokenSpec["permissions"], scope: string): TokenSpec => ({
+  token,
+  permissions,
+  scope,
+  plan: "enterprise",
+});
 
 beforeAll(async () => {
   ({ emu, api: admin } = await start({ clock, token: "full-token-123", provisionSeconds: 10, scaleSeconds: 10, deleteSeconds: 10 }));
@@ -31,7 +36,12 @@ function operations(id: string, node: string) {
     { op: "node", perm: "read", create: false, call: (x: Api) => x.get(`/v1/clusters/${id}/nodes/${node}`) },
     // A PATCH to the current value changes nothing, so the matrix leaves the clusters as they are.
     { op: "patch", perm: "write", create: false, call: (x: Api) => x.patch(`/v1/clusters/${id}`, { workers: 2 }) },
-    { op: "create", perm: "write", create: true, call: (x: Api) => x.post("/v1/clusters", { name: "bad name!", control_planes: 1, workers: 1, node_size: "small" }) },
+    {
+      op: "create",
+      perm: "write",
+      create: true,
+      call: (x: Api) => x.post("/v1/clusters", { name: "bad name!", control_planes: 1, workers: 1, node_size: "small" }),
+    },
   ] as const;
 }
 
@@ -53,7 +63,8 @@ describe("permission × scope matrix", () => {
           const coversA = !scopedToOne || scope === `cluster:${a}`;
           let expected: number;
           if (!hasPerm) expected = 403;
-          else if (o.create) expected = scopedToOne ? 403 : 400; // 400: the body is invalid on purpose
+          else if (o.create)
+            expected = scopedToOne ? 403 : 400; // 400: the body is invalid on purpose
           else if (o.op === "list") expected = 200;
           else expected = coversA ? 200 : 403;
           expect(res.status, `${o.op} with [${perms}] ${scopeName}`).toBe(expected);
@@ -155,10 +166,14 @@ describe("control API guard", () => {
   });
 
   it("addToken rejects a bad spec naming the field", async () => {
-    const res = await admin.as(emu.adminToken).post("/_emulator/tokens", { token: "valid-token-1", permissions: ["root"], scope: "*", plan: "pro" });
+    const res = await admin
+      .as(emu.adminToken)
+      .post("/_emulator/tokens", { token: "valid-token-1", permissions: ["root"], scope: "*", plan: "pro" });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "validation_failed", message: expect.stringContaining("permissions") });
-    const scope = await admin.as(emu.adminToken).post("/_emulator/tokens", { token: "valid-token-1", permissions: ["read"], scope: "clusters", plan: "pro" });
+    const scope = await admin
+      .as(emu.adminToken)
+      .post("/_emulator/tokens", { token: "valid-token-1", permissions: ["read"], scope: "clusters", plan: "pro" });
     expect(scope.body.message).toContain("scope");
     expect((await admin.as("valid-token-1").get("/v1/clusters")).status).toBe(401);
   });

@@ -2,7 +2,7 @@
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
-import { Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "./helpers";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;
@@ -96,14 +96,28 @@ describe("bodies", () => {
   });
   it("a __proto__ key is an unknown field", async () => {
     await remember();
-    const res = await api.req("POST", "/v1/clusters", `{"name":"p","control_planes":1,"workers":1,"node_size":"small","__proto__":{"admin":true}}`);
+    const res = await api.req(
+      "POST",
+      "/v1/clusters",
+      `{"name":"p","control_planes":1,"workers":1,"node_size":"small","__proto__":{"admin":true}}`,
+    );
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('Unknown field "__proto__"');
   });
 });
 
 describe("routes and methods", () => {
-  const unknown = ["/v1", "/v1/", "/v1/clusters/", "/v1/cluster", "/v2/clusters", "/", "/v1/clusters/x/y/z", "/v1/tokens", `/v1/clusters/${"a".repeat(200)}`];
+  const unknown = [
+    "/v1",
+    "/v1/",
+    "/v1/clusters/",
+    "/v1/cluster",
+    "/v2/clusters",
+    "/",
+    "/v1/clusters/x/y/z",
+    "/v1/tokens",
+    `/v1/clusters/${"a".repeat(200)}`,
+  ];
   for (const path of unknown) {
     it(`unknown route ${path.slice(0, 40)} is 404 not_found`, async () => {
       await remember();

@@ -14,7 +14,11 @@ const cli = join(root, "dist/emulator/cli.js");
 beforeAll(() => {
   const src = join(root, "src/emulator");
   const newest = Math.max(
-    ...[src, join(src, "operations")].flatMap((d) => readdirSync(d).filter((f) => f.endsWith(".ts")).map((f) => statSync(join(d, f)).mtimeMs)),
+    ...[src, join(src, "operations")].flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => statSync(join(d, f)).mtimeMs),
+    ),
   );
   if (!existsSync(cli) || statSync(cli).mtimeMs < newest) {
     // Other packages of the repo may have type errors mid-work; tsc still emits, so only the output matters.

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { controlClient, ControlError, ManualClock, type EmulatorControl, type RunningEmulator } from "../../src/emulator";
-import { Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "./helpers";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;
@@ -83,7 +83,12 @@ describe("control routes over HTTP", () => {
     await http.upgrade(id, "v1.31.0");
     expect((await api.get(`/v1/clusters/${id}`)).body.status).toBe("upgrading");
     clock.advanceSeconds(10);
-    expect((await api.get(`/v1/clusters/${id}`)).body).toMatchObject({ status: "running", workers: 4, node_size: "large", kubernetes_version: "v1.31.0" });
+    expect((await api.get(`/v1/clusters/${id}`)).body).toMatchObject({
+      status: "running",
+      workers: 4,
+      node_size: "large",
+      kubernetes_version: "v1.31.0",
+    });
 
     const before = parse((await api.get(`/v1/clusters/${id}/kubeconfig`)).text);
     await http.rotateKubeconfig(id);
@@ -123,7 +128,12 @@ describe("control routes over HTTP", () => {
 
   it("setTimings changes the durations of later operations", async () => {
     await http.setTimings({ provisionSeconds: 100 });
-    expect((await api.as(emu.adminToken).get("/_emulator/timings")).body).toEqual({ provisionSeconds: 100, scaleSeconds: 10, deleteSeconds: 10, upgradeSeconds: 10 });
+    expect((await api.as(emu.adminToken).get("/_emulator/timings")).body).toEqual({
+      provisionSeconds: 100,
+      scaleSeconds: 10,
+      deleteSeconds: 10,
+      upgradeSeconds: 10,
+    });
     const id = (await api.post("/v1/clusters", clusterBody())).body.id;
     clock.advanceSeconds(99);
     expect((await api.get(`/v1/clusters/${id}`)).body.status).toBe("provisioning");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ManualClock } from "../../src/emulator";
 import type { RunningEmulator } from "../../src/emulator";
-import { Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "./helpers";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -26,7 +26,14 @@ describe("cluster and node endpoints", () => {
     expect(Object.keys(res.body).sort()).toEqual(
       ["control_planes", "created_at", "id", "name", "node_size", "phase", "status", "workers"].sort(),
     );
-    expect(res.body).toMatchObject({ name: "web-1", status: "provisioning", phase: "managed", control_planes: 1, workers: 2, node_size: "small" });
+    expect(res.body).toMatchObject({
+      name: "web-1",
+      status: "provisioning",
+      phase: "managed",
+      control_planes: 1,
+      workers: 2,
+      node_size: "small",
+    });
     expect(res.body.id).toMatch(/^cls_[0-9a-f]{16}$/);
     expect(res.body.created_at).toMatch(ISO);
     expect(res.headers.get("location")).toBe(`/v1/clusters/${res.body.id}`);
@@ -34,10 +41,20 @@ describe("cluster and node endpoints", () => {
   });
 
   it("retrieves the full object, the same shape as a list item", async () => {
-    const created = (await api.post("/v1/clusters", clusterBody({ name: "full", control_planes: 3, workers: 3, node_size: "large", phase: "onpremise", infra_id: "dc-7" }))).body;
+    const created = (
+      await api.post(
+        "/v1/clusters",
+        clusterBody({ name: "full", control_planes: 3, workers: 3, node_size: "large", phase: "onpremise", infra_id: "dc-7" }),
+      )
+    ).body;
     const got = await api.get(`/v1/clusters/${created.id}`);
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ ...created, node_count: 6, infra_id: "dc-7", kubernetes_version: expect.stringMatching(/^v\d+\.\d+\.\d+$/) });
+    expect(got.body).toMatchObject({
+      ...created,
+      node_count: 6,
+      infra_id: "dc-7",
+      kubernetes_version: expect.stringMatching(/^v\d+\.\d+\.\d+$/),
+    });
     expect(got.body.endpoint).toMatch(/^https:\/\/[a-z0-9.-]+:\d+$/);
     expect(got.body.updated_at).toMatch(ISO);
     const list = await api.get("/v1/clusters?per_page=100");
@@ -78,7 +95,18 @@ describe("cluster and node endpoints", () => {
       expect(one.status).toBe(200);
       expect(one.body).toEqual(n);
       expect(Object.keys(one.body).sort()).toEqual(
-        ["cluster_id", "created_at", "id", "ip_address", "kubernetes_version", "name", "node_size", "role", "status", "talos_version"].sort(),
+        [
+          "cluster_id",
+          "created_at",
+          "id",
+          "ip_address",
+          "kubernetes_version",
+          "name",
+          "node_size",
+          "role",
+          "status",
+          "talos_version",
+        ].sort(),
       );
     }
     expect(ips.size).toBe(5);

@@ -74,5 +74,3 @@ export async function until<T>(fn: () => Promise<T>, pred: (v: T) => boolean, ti
     await new Promise((r) => setTimeout(r, 20));
   }
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -104,7 +104,7 @@ describe("authentication, counting and rate limits apply however a path is spell
   // spelling can be tried with every method.
   const request = (method: string, target: string, token?: string) =>
     `${method} ${target} HTTP/1.1\r\nHost: emulator\r\nConnection: close\r\n${token ? `Authorization: Bearer ${token}\r\n` : ""}` +
-    (method === "POST" || method === "PATCH" ? "Content-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"workers\":\"x\"}\n" : "\r\n");
+    (method === "POST" || method === "PATCH" ? 'Content-Type: application/json\r\nContent-Length: 16\r\n\r\n{"workers":"x"}\n' : "\r\n");
 
   it("every spelling × route × method: 401 without a token or with a wrong one; with the right one, what the plain spelling gets", async () => {
     const failures: string[] = [];
@@ -215,7 +215,9 @@ describe("connections are bounded in time and number", () => {
   it("an endless chunked body: 408, connection closed", async () => {
     const { hostname, port } = new URL(emu.url);
     const socket = net.connect(Number(port), hostname);
-    socket.write(`POST /v1/clusters HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${emu.token}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /v1/clusters HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${emu.token}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const feeder = setInterval(() => socket.writable && socket.write("1\r\n \r\n"), 100);
     let data = "";
     socket.on("data", (d) => (data += d));
@@ -239,31 +241,41 @@ describe("connections are bounded in time and number", () => {
     const stalled: net.Socket[] = [];
     let closed = 0;
     await Promise.all(
-      Array.from({ length: 2_000 }, (_, i) =>
-        new Promise<void>((ok) => {
-          const s = net.connect(Number(port), hostname, () => {
-            // Half of them stall in the headers, half in the body.
-            s.write(i % 2 === 0 ? "GET /v1/clusters HTTP/1.1\r\nHost: e\r\n" : stalledBody(emu.token));
-            ok();
-          });
-          s.on("error", () => ok());
-          s.on("close", () => (closed += 1));
-          s.resume();
-          stalled.push(s);
-        }),
+      Array.from(
+        { length: 2_000 },
+        (_, i) =>
+          new Promise<void>((ok) => {
+            const s = net.connect(Number(port), hostname, () => {
+              // Half of them stall in the headers, half in the body.
+              s.write(i % 2 === 0 ? "GET /v1/clusters HTTP/1.1\r\nHost: e\r\n" : stalledBody(emu.token));
+              ok();
+            });
+            s.on("error", () => ok());
+            s.on("close", () => (closed += 1));
+            s.resume();
+            stalled.push(s);
+          }),
       ),
     );
     try {
       const api = new Api(emu.url, emu.token);
       for (let i = 0; i < 20; i++) expect((await api.get("/v1/clusters")).status).toBe(200);
-      await until(async () => closed, (n) => n === 2_000, 15_000);
+      await until(
+        async () => closed,
+        (n) => n === 2_000,
+        15_000,
+      );
     } finally {
       for (const s of stalled) s.destroy();
     }
   });
 
   it("past the connection cap new connections are closed at once; capacity returns when stalled ones are cut", async () => {
-    const capped = await startEmulator({ port: 0, token: "tok-capped-0123", connections: { maxConnections: 50, headersTimeoutMs: 2_000, requestTimeoutMs: 2_500 } });
+    const capped = await startEmulator({
+      port: 0,
+      token: "tok-capped-0123",
+      connections: { maxConnections: 50, headersTimeoutMs: 2_000, requestTimeoutMs: 2_500 },
+    });
     const { hostname, port } = new URL(capped.url);
     const stalled: net.Socket[] = [];
     try {
@@ -280,7 +292,11 @@ describe("connections are bounded in time and number", () => {
       expect(refused.closedByServer || refused.body === "").toBe(true);
       // The stalled ones reach the header limit and are closed; then clients are served again.
       const api = new Api(capped.url, capped.token);
-      await until(async () => (await api.get("/v1/clusters").catch(() => ({ status: 0 }))).status, (s) => s === 200, 10_000);
+      await until(
+        async () => (await api.get("/v1/clusters").catch(() => ({ status: 0 }))).status,
+        (s) => s === 200,
+        10_000,
+      );
     } finally {
       for (const s of stalled) s.destroy();
       await capped.close();
@@ -291,13 +307,14 @@ describe("connections are bounded in time and number", () => {
 describe("tokens", () => {
   it("a tokens file entry with expires_at that is not an ISO date-time is refused, naming the field", () => {
     for (const expires_at of ["1", "2026", "tomorrow", "2026-12-31"]) {
-      expect(() => toPrincipal({ token: "tok-expiry-0123", permissions: ["read"], scope: "*", plan: "pro", expires_at }, "tokens[0]")).toThrow(
-        /tokens\[0\]\.expires_at must be an ISO 8601 date-time/,
-      );
+      expect(() =>
+        toPrincipal({ token: "tok-expiry-0123", permissions: ["read"], scope: "*", plan: "pro", expires_at }, "tokens[0]"),
+      ).toThrow(/tokens\[0\]\.expires_at must be an ISO 8601 date-time/);
     }
-    expect(toPrincipal({ token: "tok-expiry-0123", permissions: ["read"], scope: "*", plan: "pro", expires_at: "2026-12-31T23:59:59Z" }).expiresAt).toBe(
-      Date.UTC(2026, 11, 31, 23, 59, 59),
-    );
+    expect(
+      toPrincipal({ token: "tok-expiry-0123", permissions: ["read"], scope: "*", plan: "pro", expires_at: "2026-12-31T23:59:59Z" })
+        .expiresAt,
+    ).toBe(Date.UTC(2026, 11, 31, 23, 59, 59));
   });
 
   it("an expired service token on the control API is no token: 401, not 403", async () => {
@@ -321,16 +338,28 @@ describe("--state: acknowledged writes survive SIGKILL", () => {
   const cli = join(resolve(__dirname, "../.."), "dist/emulator/cli.js");
 
   function startCli(statePath: string): Promise<{ url: string; kill: () => Promise<void> }> {
-    const child = spawn(process.execPath, [cli, "--port", "0", "--token", "tok-durable-0123", "--provision-seconds", "0", "--state", statePath], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [cli, "--port", "0", "--token", "tok-durable-0123", "--provision-seconds", "0", "--state", statePath],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise((r) => child.on("exit", r));
     return new Promise((ok, fail) => {
       let out = "";
       child.stdout.on("data", (d) => {
         out += d;
         const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) ok({ url: m[1], kill: async () => (child.kill("SIGKILL"), await exited, undefined) });
+        if (m) {
+          ok({
+            url: m[1],
+            kill: async () => {
+              child.kill("SIGKILL");
+              await exited;
+            },
+          });
+        }
       });
       child.on("exit", (code) => fail(new Error(`emulator exited (${code}) before listening`)));
     });

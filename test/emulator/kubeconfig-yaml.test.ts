@@ -50,7 +50,9 @@ describe("kubeconfig of a cluster whose name looks like a YAML boolean or number
   it.skipIf(!kubectl).each(NAMES)("%s: kubectl loads it", (name) => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cms-kc-")), "config");
     fs.writeFileSync(file, texts.get(name)!);
-    const out = execFileSync("kubectl", ["config", "view", "--kubeconfig", file, "-o", "jsonpath={.clusters[0].name}"], { encoding: "utf8" });
+    const out = execFileSync("kubectl", ["config", "view", "--kubeconfig", file, "-o", "jsonpath={.clusters[0].name}"], {
+      encoding: "utf8",
+    });
     expect(out).toBe(name);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });

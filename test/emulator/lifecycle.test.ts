@@ -1,7 +1,7 @@
 /** Item 5: statuses derived from time — staggered nodes, scaling, deleting, failures, upgrades. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
-import { Api, clusterBody, start, until } from "./helpers";
+import { type Api, clusterBody, start, until } from "./helpers";
 
 const clock = new ManualClock(Date.UTC(2025, 2, 1));
 let emu: RunningEmulator;
@@ -75,7 +75,14 @@ describe("scaling", () => {
     expect(await statuses(id)).toEqual(Array(6).fill("ready"));
     expect(await cluster(id)).toMatchObject({ status: "running", workers: 5, node_count: 6 });
     const names = (await api.get(`/v1/clusters/${id}/nodes`)).body.items.map((n: { name: string }) => n.name);
-    expect(names).toEqual(["elastic-cp-1", "elastic-worker-1", "elastic-worker-2", "elastic-worker-3", "elastic-worker-4", "elastic-worker-5"]);
+    expect(names).toEqual([
+      "elastic-cp-1",
+      "elastic-worker-1",
+      "elastic-worker-2",
+      "elastic-worker-3",
+      "elastic-worker-4",
+      "elastic-worker-5",
+    ]);
   });
 
   it("scale down: surplus workers drain, delete and disappear, newest first", async () => {
@@ -180,13 +187,25 @@ describe("real time with tiny durations", () => {
     try {
       const id = (await liveApi.post("/v1/clusters", clusterBody({ name: "live" }))).body.id;
       const seen = new Set<string>();
-      await until(async () => (await liveApi.get(`/v1/clusters/${id}`)).body.status, (s) => (seen.add(s), s === "running"));
+      await until(
+        async () => (await liveApi.get(`/v1/clusters/${id}`)).body.status,
+        (s) => {
+          seen.add(s);
+          return s === "running";
+        },
+      );
       expect(seen.has("provisioning")).toBe(true);
       expect((await liveApi.patch(`/v1/clusters/${id}`, { workers: 3 })).body.status).toBe("scaling");
-      await until(async () => (await liveApi.get(`/v1/clusters/${id}`)).body.status, (s) => s === "running");
+      await until(
+        async () => (await liveApi.get(`/v1/clusters/${id}`)).body.status,
+        (s) => s === "running",
+      );
       expect((await liveApi.get(`/v1/clusters/${id}/nodes`)).body.total).toBe(4);
       expect((await liveApi.del(`/v1/clusters/${id}`)).status).toBe(204);
-      await until(async () => (await liveApi.get(`/v1/clusters/${id}`)).status, (s) => s === 404);
+      await until(
+        async () => (await liveApi.get(`/v1/clusters/${id}`)).status,
+        (s) => s === 404,
+      );
     } finally {
       await live.close();
     }

@@ -1,10 +1,10 @@
 /** Item 7: --state FILE keeps clusters, nodes and their progress across restarts. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ManualClock, startEmulator } from "../../src/emulator";
-import { Api, clusterBody, start, until } from "./helpers";
+import { Api, clusterBody, start } from "./helpers";
 
 const T0 = Date.UTC(2025, 3, 1);
 
@@ -33,7 +33,10 @@ describe("persistence", () => {
     const doomedBefore = (await api.get(`/v1/clusters/${doomed}/nodes`)).body;
     expect(doomedBefore.items.map((n: { status: string }) => n.status)).toEqual(["draining"]); // 3 nodes over 25 s: two workers gone, the control plane still draining
     // On disk once acknowledged (in the journal), not only on close.
-    const onDisk = () => readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    const onDisk = () =>
+      readdirSync(dir)
+        .map((f) => readFileSync(join(dir, f), "utf8"))
+        .join("\n");
     expect(onDisk()).toContain(young);
     await first.emu.close();
     expect(readdirSync(dir)).toEqual(["state.json"]); // closed: one snapshot, no journal, no temporary file
@@ -54,12 +57,18 @@ describe("persistence", () => {
     const api3 = new Api(third.emu.url, "persist-token");
     expect((await api3.get(`/v1/clusters/${young}`)).body.status).toBe("running");
     expect((await api3.get(`/v1/clusters/${doomed}`)).status).toBe(404); // its deletion ended while down
-    expect((await api3.get(`/v1/clusters/${stable}`)).body).toMatchObject({ status: "running", workers: 4, node_count: 5, infra_id: "rack-1" });
+    expect((await api3.get(`/v1/clusters/${stable}`)).body).toMatchObject({
+      status: "running",
+      workers: 4,
+      node_count: 5,
+      infra_id: "rack-1",
+    });
     const list = (await api3.get("/v1/clusters")).body;
     expect(list.items.map((c: { id: string }) => c.id)).toEqual([stable, young]);
     // New clusters after a restart get their own node addresses.
     const fresh = (await api3.post("/v1/clusters", clusterBody({ name: "fresh" }))).body.id;
-    const ips = async (id: string) => (await api3.get(`/v1/clusters/${id}/nodes`)).body.items.map((n: { ip_address: string }) => n.ip_address);
+    const ips = async (id: string) =>
+      (await api3.get(`/v1/clusters/${id}/nodes`)).body.items.map((n: { ip_address: string }) => n.ip_address);
     const taken = new Set([...(await ips(stable)), ...(await ips(young))]);
     expect((await ips(fresh)).some((ip: string) => taken.has(ip))).toBe(false);
     await third.emu.close();
@@ -76,7 +85,9 @@ describe("persistence", () => {
   });
 
   it("an unwritable state path fails the start with a clear error", async () => {
-    await expect(startEmulator({ statePath: "/nonexistent-dir/state.json" })).rejects.toThrow(/cannot write state file \/nonexistent-dir\/state.json/);
+    await expect(startEmulator({ statePath: "/nonexistent-dir/state.json" })).rejects.toThrow(
+      /cannot write state file \/nonexistent-dir\/state.json/,
+    );
   });
 
   it("reset is persisted too", async () => {

@@ -1,7 +1,7 @@
 /** Item 3: per-token, per-plan rate limits in fixed 60 s windows. */
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
-import { Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "./helpers";
 
 let emu: RunningEmulator | undefined;
 afterEach(async () => {
@@ -9,7 +9,12 @@ afterEach(async () => {
   emu = undefined;
 });
 
-const community = { token: "community-token", permissions: ["read", "write"] as ("read" | "write")[], scope: "*", plan: "community" as const };
+const community = {
+  token: "community-token",
+  permissions: ["read", "write"] as ("read" | "write")[],
+  scope: "*",
+  plan: "community" as const,
+};
 
 describe("rate limits", () => {
   it("community: headers on every response, 429 with Retry-After on request 101", async () => {

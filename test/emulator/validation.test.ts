@@ -1,7 +1,7 @@
 /** Item 4: 400 validation_failed naming the field and the rule, and no state change. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
-import { Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "./helpers";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;

@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isSerializedSecret, recordRegistrations, settle, valueOf, type Registration } from "../kubernetes/mocks";
+import { isSerializedSecret, recordRegistrations, settle, type Registration } from "../kubernetes/mocks";
+import { outputValue } from "../support/outputs";
 import { compileExample, copyExample, removeDir } from "./workspace";
 
 const CLUSTER_ID = "cls_0123456789abcdef";
@@ -51,7 +52,7 @@ describe("examples/kubernetes-app (mocks)", () => {
     );
     pulumi.runtime.setConfig("cms-kubernetes-app:replicas", "3");
     program = createRequire(__filename)(path.join(dir, "bin", "index.js"));
-    for (const v of Object.values(program)) if (pulumi.Output.isInstance(v)) await valueOf(v);
+    for (const v of Object.values(program)) if (pulumi.Output.isInstance(v)) await outputValue(v);
     await settle();
   }, 120_000);
 
@@ -80,7 +81,9 @@ describe("examples/kubernetes-app (mocks)", () => {
     expect(isSerializedSecret(provider.raw.kubeconfig), JSON.stringify(Object.keys(provider.raw))).toBe(true);
     expect((provider.raw.kubeconfig as { value: unknown }).value).toBe(KUBECONFIG);
     // The kubeconfig appears nowhere else in plain text.
-    const plain = JSON.stringify(log.map((r) => ({ ...r.raw, kubeconfig: isSerializedSecret(r.raw.kubeconfig) ? "[secret]" : r.raw.kubeconfig })));
+    const plain = JSON.stringify(
+      log.map((r) => ({ ...r.raw, kubeconfig: isSerializedSecret(r.raw.kubeconfig) ? "[secret]" : r.raw.kubeconfig })),
+    );
     expect(plain).not.toContain("kc-token-from-the-service");
   });
 
@@ -112,12 +115,12 @@ describe("examples/kubernetes-app (mocks)", () => {
     expect(deployment.inputs.spec.replicas).toBe(3); // from stack config
     expect(deployment.inputs.spec.selector.matchLabels).toEqual(service.inputs.spec.selector);
     expect(deployment.inputs.spec.template.metadata.labels).toEqual(service.inputs.spec.selector);
-    expect(await valueOf(program.url as pulumi.Output<string>)).toBe("http://hello-x1y2z3.hello.svc.cluster.local");
+    expect(await outputValue(program.url as pulumi.Output<string>)).toBe("http://hello-x1y2z3.hello.svc.cluster.local");
   });
 
   it("exports nothing that holds the kubeconfig", async () => {
     for (const [key, v] of Object.entries(program)) {
-      const value = pulumi.Output.isInstance(v) ? await valueOf(v) : v;
+      const value = pulumi.Output.isInstance(v) ? await outputValue(v) : v;
       expect(JSON.stringify(value) ?? "", key).not.toContain("kc-token-from-the-service");
     }
   });

@@ -19,7 +19,7 @@ describe.each(EXAMPLES)("examples/%s", (name) => {
     const pkg = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8"));
     expect(pkg.dependencies["pulumi-cms"]).toBe("file:../..");
     expect(pkg.dependencies["@pulumi/pulumi"]).toBe("3.248.0");
-    expect(fs.readFileSync(path.join(source, "Pulumi.yaml"), "utf8")).toMatch(/^runtime:\n  name: nodejs/m);
+    expect(fs.readFileSync(path.join(source, "Pulumi.yaml"), "utf8")).toMatch(/^runtime:\n {2}name: nodejs/m);
   });
 });
 
@@ -27,13 +27,17 @@ describe.each(EXAMPLES)("examples/%s", (name) => {
 // same) before running it under mocks, so it is not compiled a second time here.
 const CHECKED_HERE = EXAMPLES.filter((n) => n !== "kubernetes-app");
 
-it.each(CHECKED_HERE)("examples/%s type-checks with tsc --noEmit", async (name) => {
-  const dir = copyExample(name);
-  made.push(dir);
-  const r = await compileExample(dir);
-  expect(r.stdout + r.stderr).toBe("");
-  expect(r.code).toBe(0);
-}, 90_000);
+it.each(CHECKED_HERE)(
+  "examples/%s type-checks with tsc --noEmit",
+  async (name) => {
+    const dir = copyExample(name);
+    made.push(dir);
+    const r = await compileExample(dir);
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  },
+  90_000,
+);
 
 it("the type check catches a type error (it is not vacuous)", async () => {
   const dir = copyExample("basic");

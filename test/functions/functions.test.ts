@@ -15,13 +15,12 @@ import {
   getNodes,
   getNodesOutput,
 } from "../../src/functions";
+import { outputValue } from "../support/outputs";
 
 let emu: RunningEmulator;
 let connection: { endpoint: string; token: string };
-let ids: string[] = [];
+const ids: string[] = [];
 const savedEnv = { ...process.env };
-
-const valueOf = <T>(o: pulumi.Output<T>): Promise<T> => new Promise((resolve) => o.apply((v) => resolve(v)));
 
 beforeAll(async () => {
   clearSharedLimiters();
@@ -73,7 +72,13 @@ describe("functions", () => {
     expect(clusterId).toBe(ids[2]);
     expect(total).toBe(4);
     expect(nodes).toHaveLength(4);
-    expect(nodes[0]).toMatchObject({ clusterId: ids[2], role: "controlplane", status: "ready", ipAddress: expect.any(String), talosVersion: expect.stringMatching(/^v/) });
+    expect(nodes[0]).toMatchObject({
+      clusterId: ids[2],
+      role: "controlplane",
+      status: "ready",
+      ipAddress: expect.any(String),
+      talosVersion: expect.stringMatching(/^v/),
+    });
     const one = await getNode({ clusterId: ids[2], nodeId: nodes[1].id, connection });
     expect(one).toEqual(nodes[1]);
   });
@@ -83,15 +88,15 @@ describe("functions", () => {
     expect(k.kubeconfig).toContain("current-context");
     const out = getKubeconfigOutput({ clusterId: ids[1], connection });
     expect(await pulumi.isSecret(out)).toBe(true);
-    expect((await valueOf(out)).kubeconfig).toBe(k.kubeconfig);
+    expect((await outputValue(out)).kubeconfig).toBe(k.kubeconfig);
   });
 
   it("Output forms accept Inputs", async () => {
     const id = pulumi.output(ids[3]);
-    expect((await valueOf(getClusterOutput({ id, connection }))).name).toBe("fn-3");
-    expect((await valueOf(getClustersOutput({ connection }))).clusters).toHaveLength(25);
-    const nodes = await valueOf(getNodesOutput({ clusterId: id, connection }));
-    expect((await valueOf(getNodeOutput({ clusterId: id, nodeId: nodes.nodes[0].id, connection }))).id).toBe(nodes.nodes[0].id);
+    expect((await outputValue(getClusterOutput({ id, connection }))).name).toBe("fn-3");
+    expect((await outputValue(getClustersOutput({ connection }))).clusters).toHaveLength(25);
+    const nodes = await outputValue(getNodesOutput({ clusterId: id, connection }));
+    expect((await outputValue(getNodeOutput({ clusterId: id, nodeId: nodes.nodes[0].id, connection }))).id).toBe(nodes.nodes[0].id);
   });
 
   it("falls back to CMS_ENDPOINT / CMS_TOKEN", async () => {

@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearSharedLimiters } from "../../src/client";
 import { startEmulator, type RunningEmulator } from "../../src/emulator";
 import { kubernetesProviderArgs } from "../../src/kubernetes";
-import { clusterProvider, resetConfiguredConnection, setProviderSettings, type ProviderSettings } from "../../src/provider/cluster-provider";
+import {
+  clusterProvider,
+  resetConfiguredConnection,
+  setProviderSettings,
+  type ProviderSettings,
+} from "../../src/provider/cluster-provider";
 
 let emu: RunningEmulator;
 let previous: ProviderSettings;
@@ -45,7 +50,13 @@ describe("kubeconfig of a cluster, as the Kubernetes provider gets it", () => {
   });
 
   it("is identical text after two refreshes, so the provider's inputs do not change", async () => {
-    const { id, outs } = await clusterProvider.create({ name: "k8s-steady", controlPlanes: 1, workers: 1, nodeSize: "small", phase: "managed" });
+    const { id, outs } = await clusterProvider.create({
+      name: "k8s-steady",
+      controlPlanes: 1,
+      workers: 1,
+      nodeSize: "small",
+      phase: "managed",
+    });
     const first = await clusterProvider.read(id, outs);
     const second = await clusterProvider.read(id, first.props);
     expect(first.props!.kubeconfig).toBe(outs.kubeconfig);
@@ -54,7 +65,13 @@ describe("kubeconfig of a cluster, as the Kubernetes provider gets it", () => {
   });
 
   it("changes when the credentials rotate, while the cluster identifier stays (update, not replace)", async () => {
-    const { id, outs } = await clusterProvider.create({ name: "k8s-rotate", controlPlanes: 1, workers: 1, nodeSize: "small", phase: "managed" });
+    const { id, outs } = await clusterProvider.create({
+      name: "k8s-rotate",
+      controlPlanes: 1,
+      workers: 1,
+      nodeSize: "small",
+      phase: "managed",
+    });
     await emu.control.rotateKubeconfig(id);
     const after = await clusterProvider.read(id, outs);
     expect(after.props!.kubeconfig).not.toBe(outs.kubeconfig);

@@ -75,7 +75,6 @@ export async function recordRegistrations(
 }
 
 /** The value of an Output (resolves when known). */
-export const valueOf = <T>(o: pulumi.Output<T>): Promise<T> => new Promise((resolve) => o.apply((v) => resolve(v)));
 
 /** Let pending registrations finish (each is a chain of promises). */
 export async function settle(): Promise<void> {

@@ -10,8 +10,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, REPO, run } from "../examples/workspace";
 
-const node = (cwd: string, script: string) =>
-  run(process.execPath, ["-e", script], { cwd, env: { ...process.env, NODE_PATH: "" } });
+const node = (cwd: string, script: string) => run(process.execPath, ["-e", script], { cwd, env: { ...process.env, NODE_PATH: "" } });
 
 /** Prints the @pulumi/kubernetes files Node has loaded so far. */
 const LOADED = `const k8s = () => Object.keys(require.cache).filter((f) => f.includes("/@pulumi/kubernetes/"));`;
@@ -92,7 +91,17 @@ describe("in a project without @pulumi/kubernetes", () => {
     );
     fs.writeFileSync(
       path.join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, module: "commonjs", moduleResolution: "node", target: "es2020", types: ["node"], skipLibCheck: false }, files: ["index.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "commonjs",
+          moduleResolution: "node",
+          target: "es2020",
+          types: ["node"],
+          skipLibCheck: false,
+        },
+        files: ["index.ts"],
+      }),
     );
     const tsc = path.join(REPO, "node_modules", "typescript", "bin", "tsc");
     const r = await run(process.execPath, [tsc, "-p", "tsconfig.json", "--noEmit"], { cwd: project });

@@ -9,7 +9,8 @@ import { Cluster } from "../../src/resources";
 import { kubernetesProvider, kubernetesProviderArgs } from "../../src/kubernetes";
 import { requireKubeconfig } from "../../src/kubernetes/provider";
 import * as cms from "../../src";
-import { isSerializedSecret, recordRegistrations, settle, valueOf, type Registration } from "./mocks";
+import { isSerializedSecret, recordRegistrations, settle, type Registration } from "./mocks";
+import { outputValue } from "../support/outputs";
 
 const KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: tok-in-kubeconfig\n";
 let log: Registration[] = [];
@@ -27,7 +28,7 @@ beforeEach(() => {
 
 const newCluster = (name: string) => new Cluster(name, { controlPlanes: 1, workers: 1, nodeSize: "small" });
 const providerOf = async (p: pulumi.ProviderResource) => {
-  const urn = await valueOf(p.urn);
+  const urn = await outputValue(p.urn);
   await settle();
   const r = log.find((x) => x.urn === urn);
   expect(r?.type).toBe("pulumi:providers:kubernetes");
@@ -93,7 +94,9 @@ describe("kubernetesProvider", () => {
   });
 
   it("refuses a kubeconfig in extraArgs", () => {
-    expect(() => kubernetesProvider(newCluster("kc"), { extraArgs: { kubeconfig: "other" } })).toThrow(/extraArgs\.kubeconfig is not allowed/);
+    expect(() => kubernetesProvider(newCluster("kc"), { extraArgs: { kubeconfig: "other" } })).toThrow(
+      /extraArgs\.kubeconfig is not allowed/,
+    );
   });
 });
 
@@ -109,14 +112,14 @@ describe("kubernetesProviderArgs", () => {
     const args = kubernetesProviderArgs({ id: pulumi.output("cls_x"), kubeconfig: pulumi.output(KUBECONFIG) } as any);
     const kc = args.kubeconfig as pulumi.Output<string>;
     expect(await pulumi.isSecret(kc)).toBe(true);
-    expect(await valueOf(kc)).toBe(KUBECONFIG);
-    expect(await valueOf(args.clusterIdentifier as pulumi.Output<string>)).toBe("cls_x");
+    expect(await outputValue(kc)).toBe(KUBECONFIG);
+    expect(await outputValue(args.clusterIdentifier as pulumi.Output<string>)).toBe("cls_x");
     expect(args.enableServerSideApply).toBe(true);
   });
 
   it("is a pure function of the cluster's outputs: same credentials, same provider inputs", async () => {
     const cluster = { id: pulumi.output("cls_same"), kubeconfig: pulumi.output(KUBECONFIG) } as any;
-    const resolve = async (a: Record<string, unknown>) => valueOf(pulumi.output(a));
+    const resolve = async (a: Record<string, unknown>) => outputValue(pulumi.output(a));
     expect(await resolve(kubernetesProviderArgs(cluster))).toEqual(await resolve(kubernetesProviderArgs(cluster)));
   });
 });

@@ -53,51 +53,63 @@ describe.skipIf(lifecycleSkipped())("lifecycle adopt: Cluster.get and the import
 
   afterAll(() => teardown([getter, importer], emu), STEP_TIMEOUT);
 
-  it("7a. Cluster.get reads the existing cluster; destroy leaves it in place", async () => {
-    await emu.control.resetRequestCounts();
-    const up = await getter.upJson();
-    const steps = up.steps.filter((s) => s.type === CLUSTER_TYPE);
-    expect(steps.map((s) => s.op)).toContain("read");
-    expect(await getter.outputs()).toMatchObject({ id, name: "existing", status: "running", workers: 2, kubeconfig: "[secret]" });
-    const kubeconfig = (await emu.api("GET", `/v1/clusters/${id}/kubeconfig`)).text;
-    expect((await getter.outputs({ showSecrets: true })).kubeconfig).toBe(kubeconfig);
-    const [res] = await getter.clusterResources();
-    expect(res).toMatchObject({ id, external: true });
+  it(
+    "7a. Cluster.get reads the existing cluster; destroy leaves it in place",
+    async () => {
+      await emu.control.resetRequestCounts();
+      const up = await getter.upJson();
+      const steps = up.steps.filter((s) => s.type === CLUSTER_TYPE);
+      expect(steps.map((s) => s.op)).toContain("read");
+      expect(await getter.outputs()).toMatchObject({ id, name: "existing", status: "running", workers: 2, kubeconfig: "[secret]" });
+      const kubeconfig = (await emu.api("GET", `/v1/clusters/${id}/kubeconfig`)).text;
+      expect((await getter.outputs({ showSecrets: true })).kubeconfig).toBe(kubeconfig);
+      const [res] = await getter.clusterResources();
+      expect(res).toMatchObject({ id, external: true });
 
-    await getter.destroy();
-    expect(await writes()).toEqual({});
-    expect(await emu.clusters()).toMatchObject([{ id, status: "running" }]);
-  }, STEP_TIMEOUT);
+      await getter.destroy();
+      expect(await writes()).toEqual({});
+      expect(await emu.clusters()).toMatchObject([{ id, status: "running" }]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("7b. an import whose program does not describe the cluster is refused, nothing is created", async () => {
-    await importer.setConfig("workers", 5);
-    await emu.control.resetRequestCounts();
-    const failed = await importer.up([], { allowFailure: true });
-    expect(failed.code).not.toBe(0);
-    expect(failed.output).toMatch(/cannot import cluster .*workers: program 5, cluster 2/);
-    expect(await writes()).toEqual({});
-    expect(await importer.clusterResources()).toHaveLength(0);
-    await importer.setConfig("workers", 2);
-  }, STEP_TIMEOUT);
+  it(
+    "7b. an import whose program does not describe the cluster is refused, nothing is created",
+    async () => {
+      await importer.setConfig("workers", 5);
+      await emu.control.resetRequestCounts();
+      const failed = await importer.up([], { allowFailure: true });
+      expect(failed.code).not.toBe(0);
+      expect(failed.output).toMatch(/cannot import cluster .*workers: program 5, cluster 2/);
+      expect(await writes()).toEqual({});
+      expect(await importer.clusterResources()).toHaveLength(0);
+      await importer.setConfig("workers", 2);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("7c. the import option takes the cluster over without creating one; then it is managed", async () => {
-    await emu.control.resetRequestCounts();
-    const up = await importer.up();
-    expect(up.output).toMatch(/importing cls_/);
-    expect(await writes()).toEqual({});
-    const [res] = await importer.clusterResources();
-    expect(res.id).toBe(id);
-    expect(res.external ?? false).toBe(false);
-    expect(await importer.outputs()).toMatchObject({ id, status: "running" });
+  it(
+    "7c. the import option takes the cluster over without creating one; then it is managed",
+    async () => {
+      await emu.control.resetRequestCounts();
+      const up = await importer.up();
+      expect(up.output).toMatch(/importing cls_/);
+      expect(await writes()).toEqual({});
+      const [res] = await importer.clusterResources();
+      expect(res.id).toBe(id);
+      expect(res.external ?? false).toBe(false);
+      expect(await importer.outputs()).toMatchObject({ id, status: "running" });
 
-    await importer.preview(["--expect-no-changes"]);
+      await importer.preview(["--expect-no-changes"]);
 
-    await importer.setConfig("workers", 3);
-    await importer.up();
-    expect(await writes()).toEqual({ "PATCH /v1/clusters/:cluster_id": 1 });
-    expect(await emu.clusters()).toMatchObject([{ id, workers: 3, status: "running" }]);
+      await importer.setConfig("workers", 3);
+      await importer.up();
+      expect(await writes()).toEqual({ "PATCH /v1/clusters/:cluster_id": 1 });
+      expect(await emu.clusters()).toMatchObject([{ id, workers: 3, status: "running" }]);
 
-    await importer.destroy();
-    expect(await emu.clusters()).toEqual([]);
-  }, STEP_TIMEOUT);
+      await importer.destroy();
+      expect(await emu.clusters()).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
 });

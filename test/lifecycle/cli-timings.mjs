@@ -43,7 +43,12 @@ try {
 }
 
 const fmt = (ms) => `${(ms / 1000).toFixed(1)} s`;
-console.log(`Pulumi ${version} (${binDir}), Node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, ${rounds} rounds\n`);
+console.log(
+  `Pulumi ${version} (${binDir}), Node ${process.version}, ${os.cpus().length} cores, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}, ${rounds} rounds\n`,
+);
 console.log("| Command | min | median | max |");
 console.log("|---|---|---|---|");
 for (const [label, list] of samples) {

@@ -7,7 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
 import net from "node:net";
-import { createProject, findPulumi, killTree, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject, teardown } from "./harness.mjs";
+import {
+  createProject,
+  findPulumi,
+  killTree,
+  lifecycleSkipped,
+  startLifecycleEmulator,
+  type LifecycleEmulator,
+  type PulumiProject,
+  teardown,
+} from "./harness.mjs";
 
 const STEP_TIMEOUT = 5 * 60_000;
 
@@ -26,63 +35,83 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
   const projects: PulumiProject[] = [];
   afterAll(() => teardown([fromEnv, unset, ...projects], emu), STEP_TIMEOUT);
 
-  it("CMS_ENDPOINT / CMS_TOKEN in the environment reach the provider when the stack has no cms config", async () => {
-    const config = (await fromEnv.run(["config", "--json"])).stdout;
-    expect(JSON.parse(config)).toEqual({});
-    const up = await fromEnv.up();
-    expect(up.output).toMatch(/Cluster\s+cluster\s+created/);
-    const [c] = await emu.clusters();
-    expect(c.status).toBe("running");
-    expect(await fromEnv.outputs()).toMatchObject({ id: c.id, status: "running" });
-    expect(up.output).not.toContain(emu.token);
+  it(
+    "CMS_ENDPOINT / CMS_TOKEN in the environment reach the provider when the stack has no cms config",
+    async () => {
+      const config = (await fromEnv.run(["config", "--json"])).stdout;
+      expect(JSON.parse(config)).toEqual({});
+      const up = await fromEnv.up();
+      expect(up.output).toMatch(/Cluster\s+cluster\s+created/);
+      const [c] = await emu.clusters();
+      expect(c.status).toBe("running");
+      expect(await fromEnv.outputs()).toMatchObject({ id: c.id, status: "running" });
+      expect(up.output).not.toContain(emu.token);
 
-    await fromEnv.destroy();
-    expect(await emu.clusters()).toEqual([]);
-  }, STEP_TIMEOUT);
+      await fromEnv.destroy();
+      expect(await emu.clusters()).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("with neither config nor environment, preview fails as up does, before any API call", async () => {
-    await emu.control.resetRequestCounts();
-    const preview = await unset.preview([], { allowFailure: true });
-    expect(preview.code, preview.output).not.toBe(0);
-    expect(preview.output).toContain("No Cluster Management Service endpoint is configured");
-    expect(preview.output).toContain("pulumi config set cms:endpoint");
-    expect(await emu.control.requestCounts()).toEqual({});
-  }, STEP_TIMEOUT);
+  it(
+    "with neither config nor environment, preview fails as up does, before any API call",
+    async () => {
+      await emu.control.resetRequestCounts();
+      const preview = await unset.preview([], { allowFailure: true });
+      expect(preview.code, preview.output).not.toBe(0);
+      expect(preview.output).toContain("No Cluster Management Service endpoint is configured");
+      expect(preview.output).toContain("pulumi config set cms:endpoint");
+      expect(await emu.control.requestCounts()).toEqual({});
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("an unreachable endpoint shows on the progress line with the next attempt, from the first failure on", async () => {
-    // A port nothing listens on: connections are refused.
-    const port = await new Promise<number>((ok) => {
-      const server = net.createServer().listen(0, "127.0.0.1", () => {
-        const { port: p } = server.address() as net.AddressInfo;
-        server.close(() => ok(p));
+  it(
+    "an unreachable endpoint shows on the progress line with the next attempt, from the first failure on",
+    async () => {
+      // A port nothing listens on: connections are refused.
+      const port = await new Promise<number>((ok) => {
+        const server = net.createServer().listen(0, "127.0.0.1", () => {
+          const { port: p } = server.address() as net.AddressInfo;
+          server.close(() => ok(p));
+        });
       });
-    });
-    const dead = await createProject({ name: "cms-lc-unreachable", config: { "cms:endpoint": `http://127.0.0.1:${port}` }, secretConfig: emu.secretConfig() });
-    projects.push(dead);
-    let child: ChildProcess | undefined;
-    let output = "";
-    const line = new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); attempt 2 in \\d+(ms|s)`);
-    const seen = new Promise<void>((ok) => {
-      void dead.up([], {
-        allowFailure: true,
-        onSpawn: (c) => (child = c),
-        onOutput: (d) => {
-          output += d;
-          if (line.test(output)) ok();
-        },
+      const dead = await createProject({
+        name: "cms-lc-unreachable",
+        config: { "cms:endpoint": `http://127.0.0.1:${port}` },
+        secretConfig: emu.secretConfig(),
       });
-    });
-    await seen;
-    if (child?.pid) killTree(child.pid);
-    expect(output).toMatch(/creating \(\d+s\)\s+cannot reach/);
-  }, STEP_TIMEOUT);
+      projects.push(dead);
+      let child: ChildProcess | undefined;
+      let output = "";
+      const line = new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); attempt 2 in \\d+(ms|s)`);
+      const seen = new Promise<void>((ok) => {
+        void dead.up([], {
+          allowFailure: true,
+          onSpawn: (c) => (child = c),
+          onOutput: (d) => {
+            output += d;
+            if (line.test(output)) ok();
+          },
+        });
+      });
+      await seen;
+      if (child?.pid) killTree(child.pid);
+      expect(output).toMatch(/creating \(\d+s\)\s+cannot reach/);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("with neither config nor environment, up fails naming every way to set the endpoint", async () => {
-    const failed = await unset.up([], { allowFailure: true });
-    expect(failed.code).not.toBe(0);
-    expect(failed.output).toContain("pulumi config set cms:endpoint");
-    expect(failed.output).toContain("CMS_ENDPOINT");
-    expect(await emu.clusters()).toEqual([]);
-    expect(await unset.clusterResources()).toHaveLength(0);
-  }, STEP_TIMEOUT);
+  it(
+    "with neither config nor environment, up fails naming every way to set the endpoint",
+    async () => {
+      const failed = await unset.up([], { allowFailure: true });
+      expect(failed.code).not.toBe(0);
+      expect(failed.output).toContain("pulumi config set cms:endpoint");
+      expect(failed.output).toContain("CMS_ENDPOINT");
+      expect(await emu.clusters()).toEqual([]);
+      expect(await unset.clusterResources()).toHaveLength(0);
+    },
+    STEP_TIMEOUT,
+  );
 });

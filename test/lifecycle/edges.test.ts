@@ -39,129 +39,157 @@ describe.skipIf(lifecycleSkipped())("lifecycle edges across runs", () => {
 
   const ids = async (p: PulumiProject) => (await p.clusterResources()).map((r) => r.id as string);
 
-  it("1. `import` kept in the program, then controlPlanes 1 -> 3: the old cluster is replaced by a new one", async () => {
-    const made = await emu.api("POST", "/v1/clusters", { name: "legacy", control_planes: 1, workers: 2, node_size: "small" });
-    const id = made.body.id as string;
-    await emu.waitForCluster(id, (c) => c?.status === "running");
-    const p = await project({
-      name: "cms-edge-import",
-      config: { ...emu.stackConfig(), mode: "import", id, name: "legacy", controlPlanes: 1, workers: 2, nodeSize: "small" },
-    });
-    await p.up();
-    await p.preview(["--expect-no-changes"]);
-    expect(await ids(p)).toEqual([id]);
+  it(
+    "1. `import` kept in the program, then controlPlanes 1 -> 3: the old cluster is replaced by a new one",
+    async () => {
+      const made = await emu.api("POST", "/v1/clusters", { name: "legacy", control_planes: 1, workers: 2, node_size: "small" });
+      const id = made.body.id as string;
+      await emu.waitForCluster(id, (c) => c?.status === "running");
+      const p = await project({
+        name: "cms-edge-import",
+        config: { ...emu.stackConfig(), mode: "import", id, name: "legacy", controlPlanes: 1, workers: 2, nodeSize: "small" },
+      });
+      await p.up();
+      await p.preview(["--expect-no-changes"]);
+      expect(await ids(p)).toEqual([id]);
 
-    await p.setConfig("controlPlanes", 3);
-    const up = await p.up([], { allowFailure: true });
-    expect(up.code, up.output).toBe(0);
-    const [now] = await ids(p);
-    expect(now).not.toBe(id);
-    const legacy = (await emu.clusters()).filter((c) => c.name === "legacy");
-    expect(legacy).toMatchObject([{ id: now, control_planes: 3, status: "running" }]);
-    await p.preview(["--expect-no-changes"]);
-  }, STEP_TIMEOUT);
+      await p.setConfig("controlPlanes", 3);
+      const up = await p.up([], { allowFailure: true });
+      expect(up.code, up.output).toBe(0);
+      const [now] = await ids(p);
+      expect(now).not.toBe(id);
+      const legacy = (await emu.clusters()).filter((c) => c.name === "legacy");
+      expect(legacy).toMatchObject([{ id: now, control_planes: 3, status: "running" }]);
+      await p.preview(["--expect-no-changes"]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("2. Cluster.get of an id that does not exist fails the run naming the id, and records nothing", async () => {
-    const p = await project({ name: "cms-edge-get", config: { ...emu.stackConfig(), mode: "get", id: "cls_0000000000000000" } });
-    const up = await p.up([], { allowFailure: true });
-    expect(up.code).not.toBe(0);
-    expect(up.output).toMatch(/Cluster\.get: cluster cls_0000000000000000 does not exist or is not visible to the token/);
-    expect(await p.clusterResources()).toEqual([]);
-  }, STEP_TIMEOUT);
+  it(
+    "2. Cluster.get of an id that does not exist fails the run naming the id, and records nothing",
+    async () => {
+      const p = await project({ name: "cms-edge-get", config: { ...emu.stackConfig(), mode: "get", id: "cls_0000000000000000" } });
+      const up = await p.up([], { allowFailure: true });
+      expect(up.code).not.toBe(0);
+      expect(up.output).toMatch(/Cluster\.get: cluster cls_0000000000000000 does not exist or is not visible to the token/);
+      expect(await p.clusterResources()).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("a failed delete is reported once, without a stack trace", async () => {
-    const p = await project({ name: "cms-edge-delete-error" });
-    await p.up();
-    // A token that may read but not delete: the DELETE is refused (403) at once.
-    await emu.control.addToken({ token: "tok-edge-read-only", permissions: ["read"], scope: "*", plan: "enterprise" });
-    await p.setConfig("cms:token", "tok-edge-read-only", { secret: true });
-    const failed = await p.destroy(["--run-program"], { allowFailure: true });
-    expect(failed.code).not.toBe(0);
-    const diagnostics = failed.output.slice(failed.output.indexOf("Diagnostics:"));
-    expect(diagnostics.match(/deleting cluster cls_\w+ failed/g)).toHaveLength(1);
-    expect(failed.output).not.toMatch(/\.js:\d+|at .*\(|node_modules/);
-    await p.setConfig("cms:token", emu.secretConfig()["cms:token"], { secret: true });
-    await p.destroy(["--run-program"]);
-  }, STEP_TIMEOUT);
+  it(
+    "a failed delete is reported once, without a stack trace",
+    async () => {
+      const p = await project({ name: "cms-edge-delete-error" });
+      await p.up();
+      // A token that may read but not delete: the DELETE is refused (403) at once.
+      await emu.control.addToken({ token: "tok-edge-read-only", permissions: ["read"], scope: "*", plan: "enterprise" });
+      await p.setConfig("cms:token", "tok-edge-read-only", { secret: true });
+      const failed = await p.destroy(["--run-program"], { allowFailure: true });
+      expect(failed.code).not.toBe(0);
+      const diagnostics = failed.output.slice(failed.output.indexOf("Diagnostics:"));
+      expect(diagnostics.match(/deleting cluster cls_\w+ failed/g)).toHaveLength(1);
+      expect(failed.output).not.toMatch(/\.js:\d+|at .*\(|node_modules/);
+      await p.setConfig("cms:token", emu.secretConfig()["cms:token"], { secret: true });
+      await p.destroy(["--run-program"]);
+    },
+    STEP_TIMEOUT,
+  );
 
   describe("3. a rotated token", () => {
     const A = "tok-edge-rotation-old-aaaa";
     const B = "tok-edge-rotation-new-bbbb";
     const spec = (token: string) => ({ token, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
 
-    it("in the stack config: plain refresh/destroy name --run-program; with it they use the new token", async () => {
-      await emu.control.addToken(spec(A + "1"));
-      await emu.control.addToken(spec(B + "1"));
-      const p = await project({ name: "cms-edge-config", secretConfig: { "cms:token": A + "1" } });
-      await p.up();
-      await emu.control.revokeToken(A + "1");
-      await p.setConfig("cms:token", B + "1", { secret: true });
+    it(
+      "in the stack config: plain refresh/destroy name --run-program; with it they use the new token",
+      async () => {
+        await emu.control.addToken(spec(`${A}1`));
+        await emu.control.addToken(spec(`${B}1`));
+        const p = await project({ name: "cms-edge-config", secretConfig: { "cms:token": `${A}1` } });
+        await p.up();
+        await emu.control.revokeToken(`${A}1`);
+        await p.setConfig("cms:token", `${B}1`, { secret: true });
 
-      const plain = await p.refresh([], { allowFailure: true });
-      expect(plain.code).not.toBe(0);
-      expect(plain.output).toMatch(/--run-program/);
-      expect(plain.output).not.toContain(B + "1");
+        const plain = await p.refresh([], { allowFailure: true });
+        expect(plain.code).not.toBe(0);
+        expect(plain.output).toMatch(/--run-program/);
+        expect(plain.output).not.toContain(`${B}1`);
 
-      await p.refresh(["--run-program"]);
-      await p.destroy(["--run-program"]);
-      expect(await ids(p)).toEqual([]);
-    }, STEP_TIMEOUT);
+        await p.refresh(["--run-program"]);
+        await p.destroy(["--run-program"]);
+        expect(await ids(p)).toEqual([]);
+      },
+      STEP_TIMEOUT,
+    );
 
-    it("in CMS_TOKEN: refresh and destroy use it when the recorded config token is refused", async () => {
-      await emu.control.addToken(spec(A + "2"));
-      await emu.control.addToken(spec(B + "2"));
-      const p = await project({ name: "cms-edge-env", secretConfig: { "cms:token": A + "2" } });
-      await p.up();
-      const [id] = await ids(p);
-      await emu.control.revokeToken(A + "2");
-      await p.refresh([], { env: { CMS_TOKEN: B + "2" } });
-      await p.destroy([], { env: { CMS_TOKEN: B + "2" } });
-      expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
-    }, STEP_TIMEOUT);
+    it(
+      "in CMS_TOKEN: refresh and destroy use it when the recorded config token is refused",
+      async () => {
+        await emu.control.addToken(spec(`${A}2`));
+        await emu.control.addToken(spec(`${B}2`));
+        const p = await project({ name: "cms-edge-env", secretConfig: { "cms:token": `${A}2` } });
+        await p.up();
+        const [id] = await ids(p);
+        await emu.control.revokeToken(`${A}2`);
+        await p.refresh([], { env: { CMS_TOKEN: `${B}2` } });
+        await p.destroy([], { env: { CMS_TOKEN: `${B}2` } });
+        expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
+      },
+      STEP_TIMEOUT,
+    );
 
-    it("in an explicit connection: refresh and destroy fall back to the stack config's token", async () => {
-      await emu.control.addToken(spec(A + "3"));
-      await emu.control.addToken(spec(B + "3"));
-      const program = DEFAULT_PROGRAM.replace(
-        'nodeSize: config.get("nodeSize") ?? "small",',
-        'nodeSize: config.get("nodeSize") ?? "small",\n        connection: { endpoint: config.require("connEndpoint"), token: config.requireSecret("connToken") },',
-      );
-      expect(program).toContain("connToken");
-      const p = await project({
-        name: "cms-edge-explicit",
-        program,
-        config: { ...emu.stackConfig(), connEndpoint: emu.url },
-        secretConfig: { "cms:token": B + "3", connToken: A + "3" },
-      });
-      await p.up();
-      const [id] = await ids(p);
-      await emu.control.revokeToken(A + "3");
-      await p.refresh();
-      await p.destroy();
-      expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
-    }, STEP_TIMEOUT);
+    it(
+      "in an explicit connection: refresh and destroy fall back to the stack config's token",
+      async () => {
+        await emu.control.addToken(spec(`${A}3`));
+        await emu.control.addToken(spec(`${B}3`));
+        const program = DEFAULT_PROGRAM.replace(
+          'nodeSize: config.get("nodeSize") ?? "small",',
+          'nodeSize: config.get("nodeSize") ?? "small",\n        connection: { endpoint: config.require("connEndpoint"), token: config.requireSecret("connToken") },',
+        );
+        expect(program).toContain("connToken");
+        const p = await project({
+          name: "cms-edge-explicit",
+          program,
+          config: { ...emu.stackConfig(), connEndpoint: emu.url },
+          secretConfig: { "cms:token": `${B}3`, connToken: `${A}3` },
+        });
+        await p.up();
+        const [id] = await ids(p);
+        await emu.control.revokeToken(`${A}3`);
+        await p.refresh();
+        await p.destroy();
+        expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
+      },
+      STEP_TIMEOUT,
+    );
   });
 
-  it("4. deleted in the console, caught while deleting: refresh drops it with a warning, up creates a new one", async () => {
-    const p = await project({ name: "cms-edge-console" });
-    await p.up();
-    const [id] = await ids(p);
-    await emu.control.setTimings({ deleteSeconds: 30 });
-    try {
-      await emu.control.deleteCluster(id);
-      const refresh = await p.refresh();
-      expect(refresh.output).toMatch(/being deleted outside Pulumi/);
-      expect(await ids(p)).toEqual([]);
-      const preview = await p.preview([], { allowFailure: true });
-      expect(preview.output).toMatch(/\+ 1 to create/);
+  it(
+    "4. deleted in the console, caught while deleting: refresh drops it with a warning, up creates a new one",
+    async () => {
+      const p = await project({ name: "cms-edge-console" });
       await p.up();
-      const [fresh] = await ids(p);
-      expect(fresh).not.toBe(id);
-      expect((await emu.clusters()).find((c) => c.id === fresh)?.status).toBe("running");
-    } finally {
-      await emu.control.setTimings({ deleteSeconds: 0.5 });
-    }
-    await emu.waitForCluster(id, (c) => c === undefined, 60_000);
-    await p.preview(["--expect-no-changes"]);
-  }, STEP_TIMEOUT);
+      const [id] = await ids(p);
+      await emu.control.setTimings({ deleteSeconds: 30 });
+      try {
+        await emu.control.deleteCluster(id);
+        const refresh = await p.refresh();
+        expect(refresh.output).toMatch(/being deleted outside Pulumi/);
+        expect(await ids(p)).toEqual([]);
+        const preview = await p.preview([], { allowFailure: true });
+        expect(preview.output).toMatch(/\+ 1 to create/);
+        await p.up();
+        const [fresh] = await ids(p);
+        expect(fresh).not.toBe(id);
+        expect((await emu.clusters()).find((c) => c.id === fresh)?.status).toBe("running");
+      } finally {
+        await emu.control.setTimings({ deleteSeconds: 0.5 });
+      }
+      await emu.waitForCluster(id, (c) => c === undefined, 60_000);
+      await p.preview(["--expect-no-changes"]);
+    },
+    STEP_TIMEOUT,
+  );
 });

@@ -6,7 +6,9 @@ export declare const REPO_ROOT: string;
 export declare const CLUSTER_TYPE: string;
 export declare const PULUMI_BINARIES: string[];
 export declare const DEFAULT_COMMAND_TIMEOUT_MS: number;
-export declare const LIFECYCLE_TIMINGS: Readonly<Required<Pick<EmulatorOptions, "provisionSeconds" | "scaleSeconds" | "deleteSeconds" | "upgradeSeconds">>>;
+export declare const LIFECYCLE_TIMINGS: Readonly<
+  Required<Pick<EmulatorOptions, "provisionSeconds" | "scaleSeconds" | "deleteSeconds" | "upgradeSeconds">>
+>;
 export declare const DEFAULT_PROGRAM: string;
 export declare const TEST_PASSPHRASE: string;
 
@@ -125,7 +127,10 @@ export interface CreateProjectOptions {
 }
 export declare function createProject(options?: CreateProjectOptions): Promise<PulumiProject>;
 export declare function filesContaining(dir: string, needles: string[]): Promise<Array<{ file: string; needle: string }>>;
-export declare function eventually<T>(fn: () => T | Promise<T>, options?: { timeoutMs?: number; intervalMs?: number; what?: string }): Promise<T>;
+export declare function eventually<T>(
+  fn: () => T | Promise<T>,
+  options?: { timeoutMs?: number; intervalMs?: number; what?: string },
+): Promise<T>;
 export declare function teardown(projects: Array<PulumiProject | undefined>, emulator?: { close(): Promise<void> }): Promise<void>;
 export declare function descendants(pid: number): number[];
 export declare function alive(pid: number): boolean;

@@ -135,7 +135,7 @@ export function findPulumi() {
         tried.push(`${pulumi} is ${version || "of unknown version"}, older than v${MIN_PULUMI_VERSION}`);
       } else return { binDir, pulumi, version };
     }
-    throw new PulumiNotFoundError(tried.join("; ") + ".");
+    throw new PulumiNotFoundError(`${tried.join("; ")}.`);
   })();
   return pulumiPromise;
 }
@@ -350,8 +350,11 @@ export async function createProject(opts = {}) {
   const home = path.join(root, "home");
   await Promise.all([fsp.mkdir(path.join(dir, "node_modules"), { recursive: true }), fsp.mkdir(backend), fsp.mkdir(home)]);
   const name = opts.name ?? "cms-lifecycle";
-  await fsp.writeFile(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n`);
-  await fsp.writeFile(path.join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }, null, 2) + "\n");
+  await fsp.writeFile(
+    path.join(dir, "Pulumi.yaml"),
+    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n`,
+  );
+  await fsp.writeFile(path.join(dir, "package.json"), `${JSON.stringify({ name, private: true, main: "index.js" }, null, 2)}\n`);
   await fsp.writeFile(path.join(dir, "index.js"), opts.program ?? DEFAULT_PROGRAM);
   if (opts.nodeModules) {
     await fsp.rm(path.join(dir, "node_modules"), { recursive: true });
@@ -386,7 +389,9 @@ export async function createProject(opts = {}) {
 export class PulumiCommandError extends Error {
   constructor(result) {
     const tail = result.output.split("\n").slice(-60).join("\n");
-    super(`\`${result.command}\` exited with ${result.code}${result.timedOut ? " (timed out)" : ""} after ${result.durationMs} ms:\n${tail}`);
+    super(
+      `\`${result.command}\` exited with ${result.code}${result.timedOut ? " (timed out)" : ""} after ${result.durationMs} ms:\n${tail}`,
+    );
     this.name = "PulumiCommandError";
     this.result = result;
   }
@@ -544,7 +549,7 @@ export async function filesContaining(dir, needles) {
       if (ent.isDirectory()) await walk(p);
       else if (ent.isFile()) {
         const text = await fsp.readFile(p, "utf8");
-        for (const n of needles) if (n && text.includes(n)) hits.push({ file: p, needle: n.slice(0, 12) + "..." });
+        for (const n of needles) if (n && text.includes(n)) hits.push({ file: p, needle: `${n.slice(0, 12)}...` });
       }
     }
   };

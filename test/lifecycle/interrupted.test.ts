@@ -112,166 +112,239 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     return owned;
   }
 
-  it("(a) create of an auto-named cluster, killed while it provisions: the next up takes it over", async () => {
-    const p = await project();
-    const name = derivedAutoName(urnOf(p));
-    // The preview names the cluster that up creates.
-    const preview = await p.preview([]);
-    expect(preview.output).toContain(name);
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(name)).some((c) => c.status === "provisioning"), "provisioning");
-    const [orphan] = await byName(name);
-    const next = await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    expect(next.output).toMatch(/taken over/);
-    const owned = await assertClean(p);
-    expect(owned).toEqual([orphan.id]);
-  }, STEP_TIMEOUT);
+  it(
+    "(a) create of an auto-named cluster, killed while it provisions: the next up takes it over",
+    async () => {
+      const p = await project();
+      const name = derivedAutoName(urnOf(p));
+      // The preview names the cluster that up creates.
+      const preview = await p.preview([]);
+      expect(preview.output).toContain(name);
+      await killWhen(
+        p,
+        ["up", "--yes", "--skip-preview"],
+        async () => (await byName(name)).some((c) => c.status === "provisioning"),
+        "provisioning",
+      );
+      const [orphan] = await byName(name);
+      const next = await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      expect(next.output).toMatch(/taken over/);
+      const owned = await assertClean(p);
+      expect(owned).toEqual([orphan.id]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(f) killed just after the POST was sent, before its reply: the cluster made after the kill is taken over", async () => {
-    const p = await project();
-    const name = derivedAutoName(urnOf(p));
-    await emu.control.injectFault({ kind: "latency", latencyMs: 1_500, method: "POST", path: "/v1/clusters", count: 1 });
-    const posts = async () => (await emu.control.requestCounts())["POST /v1/clusters"] ?? 0;
-    const before = await posts();
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await posts()) > before, "POST sent");
-    // The service finishes the request it received although nobody waits for the answer.
-    await eventually(async () => (await byName(name)).length === 1, { timeoutMs: 10_000, what: "the late create" });
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    const owned = await assertClean(p);
-    expect(owned).toEqual((await byName(name)).map((c) => c.id));
-  }, STEP_TIMEOUT);
+  it(
+    "(f) killed just after the POST was sent, before its reply: the cluster made after the kill is taken over",
+    async () => {
+      const p = await project();
+      const name = derivedAutoName(urnOf(p));
+      await emu.control.injectFault({ kind: "latency", latencyMs: 1_500, method: "POST", path: "/v1/clusters", count: 1 });
+      const posts = async () => (await emu.control.requestCounts())["POST /v1/clusters"] ?? 0;
+      const before = await posts();
+      await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await posts()) > before, "POST sent");
+      // The service finishes the request it received although nobody waits for the answer.
+      await eventually(async () => (await byName(name)).length === 1, { timeoutMs: 10_000, what: "the late create" });
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      const owned = await assertClean(p);
+      expect(owned).toEqual((await byName(name)).map((c) => c.id));
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(b) explicit name, a same-named same-shaped console cluster exists: cms-recover records ours, never the console's", async () => {
-    const p = await project({ name: "pinned-b" });
-    const console = (await emu.api("POST", "/v1/clusters", { name: "pinned-b", control_planes: 1, workers: 2, node_size: "small" })).body.id as string;
-    await emu.waitForCluster(console, (c) => c?.status === "running", 30_000);
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName("pinned-b")).length === 2, "our POST");
-    const ours = (await byName("pinned-b")).find((c) => c.id !== console)!;
-    await p.run(["cancel", "--yes"], { allowFailure: true });
-    const rec = await recover(p);
-    expect(rec.output).toContain(`cluster ${ours.id}`);
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    expect(await assertClean(p, [console])).toEqual([ours.id]);
-    expect((await emu.clusters()).find((c) => c.id === console)).toMatchObject({ status: "running", workers: 2 });
-    // Not this stack's to delete: the test removes it, so later tests see only their own.
-    await emu.api("DELETE", `/v1/clusters/${console}`);
-    await emu.waitForCluster(console, (c) => c === undefined, 30_000);
-  }, STEP_TIMEOUT);
+  it(
+    "(b) explicit name, a same-named same-shaped console cluster exists: cms-recover records ours, never the console's",
+    async () => {
+      const p = await project({ name: "pinned-b" });
+      const console = (await emu.api("POST", "/v1/clusters", { name: "pinned-b", control_planes: 1, workers: 2, node_size: "small" })).body
+        .id as string;
+      await emu.waitForCluster(console, (c) => c?.status === "running", 30_000);
+      await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName("pinned-b")).length === 2, "our POST");
+      const ours = (await byName("pinned-b")).find((c) => c.id !== console)!;
+      await p.run(["cancel", "--yes"], { allowFailure: true });
+      const rec = await recover(p);
+      expect(rec.output).toContain(`cluster ${ours.id}`);
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      expect(await assertClean(p, [console])).toEqual([ours.id]);
+      expect((await emu.clusters()).find((c) => c.id === console)).toMatchObject({ status: "running", workers: 2 });
+      // Not this stack's to delete: the test removes it, so later tests see only their own.
+      await emu.api("DELETE", `/v1/clusters/${console}`);
+      await emu.waitForCluster(console, (c) => c === undefined, 30_000);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(a') auto-named, recovered with cms-recover before the next up: no pending operation at all", async () => {
-    const p = await project();
-    const name = derivedAutoName(urnOf(p));
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(name)).some((c) => c.status === "provisioning"), "provisioning");
-    const [orphan] = await byName(name);
-    await p.run(["cancel", "--yes"], { allowFailure: true });
-    await recover(p);
-    expect(await pendingOperations(p)).toEqual([]);
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    expect(await pendingOperations(p)).toEqual([]);
-    expect(await assertClean(p)).toEqual([orphan.id]);
-    // Idempotent: nothing pending, nothing done.
-    expect((await recover(p)).output).toMatch(/nothing to do/);
-  }, STEP_TIMEOUT);
+  it(
+    "(a') auto-named, recovered with cms-recover before the next up: no pending operation at all",
+    async () => {
+      const p = await project();
+      const name = derivedAutoName(urnOf(p));
+      await killWhen(
+        p,
+        ["up", "--yes", "--skip-preview"],
+        async () => (await byName(name)).some((c) => c.status === "provisioning"),
+        "provisioning",
+      );
+      const [orphan] = await byName(name);
+      await p.run(["cancel", "--yes"], { allowFailure: true });
+      await recover(p);
+      expect(await pendingOperations(p)).toEqual([]);
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      expect(await pendingOperations(p)).toEqual([]);
+      expect(await assertClean(p)).toEqual([orphan.id]);
+      // Idempotent: nothing pending, nothing done.
+      expect((await recover(p)).output).toMatch(/nothing to do/);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(c) in-place update killed while the cluster scales: the next up finishes it", async () => {
-    const p = await project({ workers: 1 });
-    await p.up();
-    const [id] = (await p.clusterResources()).map((r) => r.id as string);
-    await p.setConfig("workers", 3);
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await emu.clusters()).some((c) => c.id === id && c.status === "scaling"), "scaling");
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    expect(await assertClean(p)).toEqual([id]);
-    expect((await emu.clusters()).find((c) => c.id === id)).toMatchObject({ workers: 3, status: "running" });
-  }, STEP_TIMEOUT);
+  it(
+    "(c) in-place update killed while the cluster scales: the next up finishes it",
+    async () => {
+      const p = await project({ workers: 1 });
+      await p.up();
+      const [id] = (await p.clusterResources()).map((r) => r.id as string);
+      await p.setConfig("workers", 3);
+      await killWhen(
+        p,
+        ["up", "--yes", "--skip-preview"],
+        async () => (await emu.clusters()).some((c) => c.id === id && c.status === "scaling"),
+        "scaling",
+      );
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      expect(await assertClean(p)).toEqual([id]);
+      expect((await emu.clusters()).find((c) => c.id === id)).toMatchObject({ workers: 3, status: "running" });
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(d) create-before-delete replacement (auto-name), killed after the new cluster was created", async () => {
-    const p = await project({ controlPlanes: 1 });
-    await p.up();
-    const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
-    await p.setConfig("controlPlanes", 3);
-    const fresh = derivedAutoName(urnOf(p), 1);
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(fresh)).length > 0, "replacement created");
-    const [replacement] = await byName(fresh);
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    const owned = await assertClean(p);
-    expect(owned).toEqual([replacement.id]);
-    expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
-  }, STEP_TIMEOUT);
+  it(
+    "(d) create-before-delete replacement (auto-name), killed after the new cluster was created",
+    async () => {
+      const p = await project({ controlPlanes: 1 });
+      await p.up();
+      const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+      await p.setConfig("controlPlanes", 3);
+      const fresh = derivedAutoName(urnOf(p), 1);
+      await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(fresh)).length > 0, "replacement created");
+      const [replacement] = await byName(fresh);
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      const owned = await assertClean(p);
+      expect(owned).toEqual([replacement.id]);
+      expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(d) delete-before-replace (explicit name), killed after the new cluster was created: cms-recover records it", async () => {
-    const p = await project({ name: "pinned-d", controlPlanes: 1 });
-    await p.up();
-    const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
-    await p.setConfig("controlPlanes", 3);
-    const fresh = async () => (await byName("pinned-d")).filter((c) => c.id !== oldId);
-    await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await fresh()).length > 0, "replacement created");
-    const [replacement] = await fresh();
-    await p.run(["cancel", "--yes"], { allowFailure: true });
-    expect((await recover(p)).output).toContain(`cluster ${replacement.id}`);
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    expect(await assertClean(p)).toEqual([replacement.id]);
-    expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
-  }, STEP_TIMEOUT);
+  it(
+    "(d) delete-before-replace (explicit name), killed after the new cluster was created: cms-recover records it",
+    async () => {
+      const p = await project({ name: "pinned-d", controlPlanes: 1 });
+      await p.up();
+      const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+      await p.setConfig("controlPlanes", 3);
+      const fresh = async () => (await byName("pinned-d")).filter((c) => c.id !== oldId);
+      await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await fresh()).length > 0, "replacement created");
+      const [replacement] = await fresh();
+      await p.run(["cancel", "--yes"], { allowFailure: true });
+      expect((await recover(p)).output).toContain(`cluster ${replacement.id}`);
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      expect(await assertClean(p)).toEqual([replacement.id]);
+      expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("(e) destroy killed while the cluster is deleting: the next destroy finishes", async () => {
-    const p = await project();
-    await p.up();
-    const [id] = (await p.clusterResources()).map((r) => r.id as string);
-    await killWhen(p, ["destroy", "--yes", "--skip-preview"], async () => (await emu.clusters()).some((c) => c.id === id && c.status === "deleting"), "deleting");
-    await nextRun(p, ["destroy", "--yes", "--skip-preview"]);
-    await assertClean(p, [], { alive: false });
-    expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
-  }, STEP_TIMEOUT);
+  it(
+    "(e) destroy killed while the cluster is deleting: the next destroy finishes",
+    async () => {
+      const p = await project();
+      await p.up();
+      const [id] = (await p.clusterResources()).map((r) => r.id as string);
+      await killWhen(
+        p,
+        ["destroy", "--yes", "--skip-preview"],
+        async () => (await emu.clusters()).some((c) => c.id === id && c.status === "deleting"),
+        "deleting",
+      );
+      await nextRun(p, ["destroy", "--yes", "--skip-preview"]);
+      await assertClean(p, [], { alive: false });
+      expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("6. only the CLI's process group killed: the provider host it left behind exits within 60 s", async () => {
-    const p = await project();
-    const name = derivedAutoName(urnOf(p));
-    let pid: number | undefined;
-    const run = p.run(["up", "--yes", "--skip-preview"], { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
-    await eventually(async () => (await byName(name)).some((c) => c.status === "provisioning"), { timeoutMs: 120_000, intervalMs: 25, what: "provisioning" });
-    const hosts = descendants(pid!).filter((q) => {
-      try {
-        return readFileSync(`/proc/${q}/cmdline`, "utf8").includes("dynamic-provider");
-      } catch {
-        return false;
-      }
-    });
-    expect(hosts.length).toBeGreaterThan(0);
-    process.kill(-pid!, "SIGKILL"); // what a runner that kills the job's process group does
-    await run;
-    await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 60_000, intervalMs: 500, what: "the provider host to exit" });
-    await nextRun(p, ["up", "--yes", "--skip-preview"]);
-    await assertClean(p);
-  }, STEP_TIMEOUT);
+  it(
+    "6. only the CLI's process group killed: the provider host it left behind exits within 60 s",
+    async () => {
+      const p = await project();
+      const name = derivedAutoName(urnOf(p));
+      let pid: number | undefined;
+      const run = p.run(["up", "--yes", "--skip-preview"], { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
+      await eventually(async () => (await byName(name)).some((c) => c.status === "provisioning"), {
+        timeoutMs: 120_000,
+        intervalMs: 25,
+        what: "provisioning",
+      });
+      const hosts = descendants(pid!).filter((q) => {
+        try {
+          return readFileSync(`/proc/${q}/cmdline`, "utf8").includes("dynamic-provider");
+        } catch {
+          return false;
+        }
+      });
+      expect(hosts.length).toBeGreaterThan(0);
+      process.kill(-pid!, "SIGKILL"); // what a runner that kills the job's process group does
+      await run;
+      await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 60_000, intervalMs: 500, what: "the provider host to exit" });
+      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await assertClean(p);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("without a kill: `up --replace` makes a new cluster and deletes the old one", async () => {
-    const p = await project();
-    await p.up();
-    const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
-    await p.up(["--replace", urnOf(p)]);
-    const [newId] = (await p.clusterResources()).map((r) => r.id as string);
-    expect(newId).not.toBe(oldId);
-    expect(await assertClean(p)).toEqual([newId]);
-  }, STEP_TIMEOUT);
+  it(
+    "without a kill: `up --replace` makes a new cluster and deletes the old one",
+    async () => {
+      const p = await project();
+      await p.up();
+      const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+      await p.up(["--replace", urnOf(p)]);
+      const [newId] = (await p.clusterResources()).map((r) => r.id as string);
+      expect(newId).not.toBe(oldId);
+      expect(await assertClean(p)).toEqual([newId]);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("without a kill: two stacks of one project declaring the same resource each get their own cluster", async () => {
-    const dev = await project({}, "dev", "cms-kill-twins");
-    const prod = await project({}, "prod", "cms-kill-twins");
-    await Promise.all([dev.up(), prod.up()]);
-    const [a] = (await dev.clusterResources()).map((r) => r.id);
-    const [b] = (await prod.clusterResources()).map((r) => r.id);
-    expect(a).not.toBe(b);
-    await assertClean(dev);
-    await assertClean(prod);
-  }, STEP_TIMEOUT);
+  it(
+    "without a kill: two stacks of one project declaring the same resource each get their own cluster",
+    async () => {
+      const dev = await project({}, "dev", "cms-kill-twins");
+      const prod = await project({}, "prod", "cms-kill-twins");
+      await Promise.all([dev.up(), prod.up()]);
+      const [a] = (await dev.clusterResources()).map((r) => r.id);
+      const [b] = (await prod.clusterResources()).map((r) => r.id);
+      expect(a).not.toBe(b);
+      await assertClean(dev);
+      await assertClean(prod);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("without a kill: destroy then up creates a fresh cluster", async () => {
-    const p = await project();
-    await p.up();
-    const [first] = (await p.clusterResources()).map((r) => r.id);
-    await p.destroy();
-    await p.up();
-    const [second] = (await p.clusterResources()).map((r) => r.id);
-    expect(second).not.toBe(first);
-    expect(await assertClean(p)).toEqual([second]);
-  }, STEP_TIMEOUT);
+  it(
+    "without a kill: destroy then up creates a fresh cluster",
+    async () => {
+      const p = await project();
+      await p.up();
+      const [first] = (await p.clusterResources()).map((r) => r.id);
+      await p.destroy();
+      await p.up();
+      const [second] = (await p.clusterResources()).map((r) => r.id);
+      expect(second).not.toBe(first);
+      expect(await assertClean(p)).toEqual([second]);
+    },
+    STEP_TIMEOUT,
+  );
 });

@@ -73,7 +73,11 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
     const tarball = packTarball(work);
     installed = await installProject(
       path.join(work, "app"),
-      { name: "consumer", dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": NEWEST_SDK }, devDependencies: { "@types/node": "^22" } },
+      {
+        name: "consumer",
+        dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": NEWEST_SDK },
+        devDependencies: { "@types/node": "^22" },
+      },
       env,
     );
     // TypeScript 7 cannot sit beside @pulumi/pulumi (its optional peer range stops before 7, since
@@ -106,7 +110,12 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
   }
 
   const VARIANTS = [
-    { name: "cjs-classic (Pulumi's TypeScript template: commonjs, moduleResolution node)", type: undefined, compilerOptions: { module: "commonjs", moduleResolution: "node" }, only: "5" },
+    {
+      name: "cjs-classic (Pulumi's TypeScript template: commonjs, moduleResolution node)",
+      type: undefined,
+      compilerOptions: { module: "commonjs", moduleResolution: "node" },
+      only: "5",
+    },
     { name: "cjs-nodenext", type: undefined, compilerOptions: { module: "nodenext" } },
     { name: "esm-nodenext", type: "module", compilerOptions: { module: "nodenext" } },
   ] as const;
@@ -114,73 +123,111 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
   for (const major of Object.keys(TYPESCRIPT)) {
     for (const variant of VARIANTS) {
       if ("only" in variant && variant.only !== major) continue;
-      it(`TypeScript ${major}, ${variant.name}: type-checks, compiles and runs`, async () => {
-        const dir = project(`ts${major}-${variant.name.split(" ")[0]}`, {
-          "package.json": JSON.stringify({ name: `consumer-${variant.name}`, private: true, ...(variant.type ? { type: variant.type } : {}) }),
-          "tsconfig.json": JSON.stringify({
-            compilerOptions: { target: "ES2022", strict: true, outDir: "out", types: ["node"], skipLibCheck: false, ...variant.compilerOptions },
-            files: ["index.ts"],
-          }),
-          "index.ts": TS_SOURCE,
-        });
-        await run(dir, tsc[major], ["-p", "tsconfig.json"]);
-        expect(await run(dir, "node", ["out/index.js"])).toContain("consumer ok");
-      }, STEP_TIMEOUT);
+      it(
+        `TypeScript ${major}, ${variant.name}: type-checks, compiles and runs`,
+        async () => {
+          const dir = project(`ts${major}-${variant.name.split(" ")[0]}`, {
+            "package.json": JSON.stringify({
+              name: `consumer-${variant.name}`,
+              private: true,
+              ...(variant.type ? { type: variant.type } : {}),
+            }),
+            "tsconfig.json": JSON.stringify({
+              compilerOptions: {
+                target: "ES2022",
+                strict: true,
+                outDir: "out",
+                types: ["node"],
+                skipLibCheck: false,
+                ...variant.compilerOptions,
+              },
+              files: ["index.ts"],
+            }),
+            "index.ts": TS_SOURCE,
+          });
+          await run(dir, tsc[major], ["-p", "tsconfig.json"]);
+          expect(await run(dir, "node", ["out/index.js"])).toContain("consumer ok");
+        },
+        STEP_TIMEOUT,
+      );
     }
   }
 
-  it("plain JavaScript: require (CommonJS) and import (ESM)", async () => {
-    const dir = project("js", {
-      "index.cjs": JS_BODY(`const cms = require("pulumi-cms");\nconst { startEmulator } = require("pulumi-cms/emulator");`),
-      "index.mjs": JS_BODY(`import * as cms from "pulumi-cms";\nimport { startEmulator } from "pulumi-cms/emulator";`),
-    });
-    expect(await run(dir, "node", ["index.cjs"])).toContain("consumer ok");
-    expect(await run(dir, "node", ["index.mjs"])).toContain("consumer ok");
-  }, STEP_TIMEOUT);
+  it(
+    "plain JavaScript: require (CommonJS) and import (ESM)",
+    async () => {
+      const dir = project("js", {
+        "index.cjs": JS_BODY(`const cms = require("pulumi-cms");\nconst { startEmulator } = require("pulumi-cms/emulator");`),
+        "index.mjs": JS_BODY(`import * as cms from "pulumi-cms";\nimport { startEmulator } from "pulumi-cms/emulator";`),
+      });
+      expect(await run(dir, "node", ["index.cjs"])).toContain("consumer ok");
+      expect(await run(dir, "node", ["index.mjs"])).toContain("consumer ok");
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("the cms-emulator bin starts, prints its listening line first and serves", async () => {
-    const bin = path.join(installed, "node_modules", ".bin", "cms-emulator");
-    const child = spawn(bin, ["--port", "0", "--token", "tok-consumer-0123"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    try {
+  it(
+    "the cms-emulator bin starts, prints its listening line first and serves",
+    async () => {
+      const bin = path.join(installed, "node_modules", ".bin", "cms-emulator");
+      const child = spawn(bin, ["--port", "0", "--token", "tok-consumer-0123"], { env, stdio: ["ignore", "pipe", "pipe"] });
+      try {
+        const url = await new Promise<string>((ok, fail) => {
+          let out = "";
+          child.stdout.on("data", (d) => {
+            out += d;
+            const m = /^cms-emulator listening on (http:\/\/\S+)/.exec(out);
+            if (m) ok(m[1]);
+          });
+          child.on("exit", (code) => fail(new Error(`cms-emulator exited with ${code}: ${out}`)));
+        });
+        const res = await fetch(`${url}/v1/clusters`, { headers: { authorization: "Bearer tok-consumer-0123" } });
+        expect(res.status).toBe(200);
+      } finally {
+        child.kill("SIGTERM");
+      }
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "started with npx, the emulator stops when npm is stopped (it does not keep the port)",
+    async () => {
+      const npm = spawn("npm", ["exec", "--", "cms-emulator", "--port", "0", "--token", "tok-consumer-0123"], {
+        cwd: installed,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const url = await new Promise<string>((ok, fail) => {
         let out = "";
-        child.stdout.on("data", (d) => {
+        npm.stdout.on("data", (d) => {
           out += d;
-          const m = /^cms-emulator listening on (http:\/\/\S+)/.exec(out);
+          const m = /cms-emulator listening on (http:\/\/\S+)/.exec(out);
           if (m) ok(m[1]);
         });
-        child.on("exit", (code) => fail(new Error(`cms-emulator exited with ${code}: ${out}`)));
+        npm.on("exit", (code) => fail(new Error(`npm exec exited with ${code}: ${out}`)));
       });
-      const res = await fetch(`${url}/v1/clusters`, { headers: { authorization: "Bearer tok-consumer-0123" } });
-      expect(res.status).toBe(200);
-    } finally {
-      child.kill("SIGTERM");
-    }
-  }, STEP_TIMEOUT);
+      expect((await fetch(`${url}/v1/clusters`, { headers: { authorization: "Bearer tok-consumer-0123" } })).status).toBe(200);
+      npm.kill("SIGTERM"); // what `kill %1` does to `npx cms-emulator &` in a script
+      const deadline = Date.now() + 15_000;
+      let reachable = true;
+      while (reachable && Date.now() < deadline) {
+        reachable = await fetch(`${url}/v1/clusters`).then(
+          () => true,
+          () => false,
+        );
+        if (reachable) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(reachable).toBe(false);
+    },
+    STEP_TIMEOUT,
+  );
 
-  it("started with npx, the emulator stops when npm is stopped (it does not keep the port)", async () => {
-    const npm = spawn("npm", ["exec", "--", "cms-emulator", "--port", "0", "--token", "tok-consumer-0123"], { cwd: installed, env, stdio: ["ignore", "pipe", "pipe"] });
-    const url = await new Promise<string>((ok, fail) => {
-      let out = "";
-      npm.stdout.on("data", (d) => {
-        out += d;
-        const m = /cms-emulator listening on (http:\/\/\S+)/.exec(out);
-        if (m) ok(m[1]);
-      });
-      npm.on("exit", (code) => fail(new Error(`npm exec exited with ${code}: ${out}`)));
-    });
-    expect((await fetch(`${url}/v1/clusters`, { headers: { authorization: "Bearer tok-consumer-0123" } })).status).toBe(200);
-    npm.kill("SIGTERM"); // what `kill %1` does to `npx cms-emulator &` in a script
-    const deadline = Date.now() + 15_000;
-    let reachable = true;
-    while (reachable && Date.now() < deadline) {
-      reachable = await fetch(`${url}/v1/clusters`).then(() => true, () => false);
-      if (reachable) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(reachable).toBe(false);
-  }, STEP_TIMEOUT);
-
-  it("the cms-recover bin answers --help", async () => {
-    expect(await run(installed, path.join(installed, "node_modules", ".bin", "cms-recover"), ["--help"])).toMatch(/cms-recover/);
-  }, STEP_TIMEOUT);
+  it(
+    "the cms-recover bin answers --help",
+    async () => {
+      expect(await run(installed, path.join(installed, "node_modules", ".bin", "cms-recover"), ["--help"])).toMatch(/cms-recover/);
+    },
+    STEP_TIMEOUT,
+  );
 });

@@ -28,7 +28,11 @@ const SHAPE = { controlPlanes: 1, workers: 2, nodeSize: "small" };
 
 /** What the engine hands create for an auto-named resource: check's output. */
 async function checked(u: string, olds: Record<string, unknown> = {}, over: Record<string, unknown> = {}) {
-  const { inputs: checkedInputs, failures } = await clusterProvider.check(olds, { ...inputs({ ...SHAPE, __urn: u }), name: undefined, ...over });
+  const { inputs: checkedInputs, failures } = await clusterProvider.check(olds, {
+    ...inputs({ ...SHAPE, __urn: u }),
+    name: undefined,
+    ...over,
+  });
   expect(failures).toEqual([]);
   return checkedInputs as Record<string, unknown>;
 }

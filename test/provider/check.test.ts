@@ -52,15 +52,18 @@ describe("check", () => {
   });
 
   it("does not judge values that are unknown during a preview", () => {
-    const r = checkCluster({}, {
-      name: UNKNOWN,
-      controlPlanes: UNKNOWN,
-      workers: UNKNOWN,
-      nodeSize: UNKNOWN,
-      phase: UNKNOWN,
-      infraId: UNKNOWN,
-      connection: { endpoint: UNKNOWN, token: UNKNOWN },
-    });
+    const r = checkCluster(
+      {},
+      {
+        name: UNKNOWN,
+        controlPlanes: UNKNOWN,
+        workers: UNKNOWN,
+        nodeSize: UNKNOWN,
+        phase: UNKNOWN,
+        infraId: UNKNOWN,
+        connection: { endpoint: UNKNOWN, token: UNKNOWN },
+      },
+    );
     expect(r.failures).toEqual([]);
     expect(r.inputs.name).toBe(UNKNOWN);
     // An unknown phase might be non-managed, but infraId is unknown too: nothing to say yet.
@@ -129,9 +132,13 @@ describe("check", () => {
   it("the provider's check fails without an endpoint or token, naming every way to set them, as create would", async () => {
     const previous = setProviderSettings({ env: {} });
     try {
-      await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(/No Cluster Management Service endpoint is configured: .*pulumi config set cms:endpoint <url>.*CMS_ENDPOINT/);
+      await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(
+        /No Cluster Management Service endpoint is configured: .*pulumi config set cms:endpoint <url>.*CMS_ENDPOINT/,
+      );
       setProviderSettings({ env: { CMS_ENDPOINT: "https://cms.example.com" } });
-      await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(/No Cluster Management Service token is configured/);
+      await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(
+        /No Cluster Management Service token is configured/,
+      );
       // A connection computed from other resources is judged once it is known.
       const unknown = await clusterProvider.check({}, { ...valid, __urn: URN, connection: { endpoint: UNKNOWN, token: UNKNOWN } });
       expect(unknown.failures).toEqual([]);

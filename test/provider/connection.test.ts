@@ -1,18 +1,17 @@
 import { describe, expect, it } from "vitest";
-import {
-  ConnectionError,
-  normalizeEndpoint,
-  resolveConnection,
-} from "../../src/provider/connection";
+import { ConnectionError, normalizeEndpoint, resolveConnection } from "../../src/provider/connection";
 
 const env = { CMS_ENDPOINT: "http://env:1", CMS_TOKEN: "env-token" };
 
 describe("connection resolution", () => {
   it("prefers explicit, then stack config, then environment, per setting", () => {
-    expect(resolveConnection({ explicit: { endpoint: "http://x:1", token: "x" }, config: { endpoint: "http://c:1", token: "c" }, env }))
-      .toEqual({ endpoint: "http://x:1", token: "x" });
-    expect(resolveConnection({ explicit: { endpoint: "http://x:1" }, config: { token: "c" }, env }))
-      .toEqual({ endpoint: "http://x:1", token: "c" });
+    expect(
+      resolveConnection({ explicit: { endpoint: "http://x:1", token: "x" }, config: { endpoint: "http://c:1", token: "c" }, env }),
+    ).toEqual({ endpoint: "http://x:1", token: "x" });
+    expect(resolveConnection({ explicit: { endpoint: "http://x:1" }, config: { token: "c" }, env })).toEqual({
+      endpoint: "http://x:1",
+      token: "c",
+    });
     expect(resolveConnection({ config: { endpoint: "http://c:1" }, env })).toEqual({ endpoint: "http://c:1", token: "env-token" });
     expect(resolveConnection({ env })).toEqual({ endpoint: "http://env:1", token: "env-token" });
   });

@@ -81,7 +81,13 @@ describe("create", () => {
   it("outlasts a burst of 5xx answers, dropped connections and a 429 storm", async () => {
     await emu.control.injectFault({ method: "POST", path: "/v1/clusters", kind: "status", status: 503, count: 2 });
     await emu.control.injectFault({ method: "GET", path: "/v1/clusters/:cluster_id", kind: "drop", count: 2 });
-    await emu.control.injectFault({ method: "GET", path: "/v1/clusters/:cluster_id/kubeconfig", kind: "rate_limit", count: 2, retryAfterSeconds: 1 });
+    await emu.control.injectFault({
+      method: "GET",
+      path: "/v1/clusters/:cluster_id/kubeconfig",
+      kind: "rate_limit",
+      count: 2,
+      retryAfterSeconds: 1,
+    });
     const before = (await emu.control.clusters()).length;
     const res = await clusterProvider.create(inputs({ name: "faulty" }));
     expect(res.outs.status).toBe("running");

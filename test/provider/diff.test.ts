@@ -81,7 +81,14 @@ describe("diff", () => {
   it("ignores connection, timeouts and the other hidden inputs", () => {
     const d = diffCluster(
       { ...olds, connection: { endpoint: "http://a", token: "x" }, __timeouts: { create: "1h" } },
-      { ...news, connection: { endpoint: "http://b", token: "y" }, __timeouts: { create: "2h" }, __urn: "urn:other", __import: "cls_1", __provider: "exports.handler=1" },
+      {
+        ...news,
+        connection: { endpoint: "http://b", token: "y" },
+        __timeouts: { create: "2h" },
+        __urn: "urn:other",
+        __import: "cls_1",
+        __provider: "exports.handler=1",
+      },
     );
     expect(d.changes).toBe(false);
   });

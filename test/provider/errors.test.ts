@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, NetworkError, NotFoundError, ServerError, UnauthorizedError } from "../../src/client";
-import {
-  ClusterInitError,
-  isConflictError,
-  isNotFoundError,
-  isTransient,
-  redact,
-  safeMessage,
-} from "../../src/provider/errors";
+import { ClusterInitError, isConflictError, isNotFoundError, isTransient, redact, safeMessage } from "../../src/provider/errors";
 import { engineAddressFromHost } from "../../src/provider/progress";
 import { progressLine } from "../../src/provider/progress-line";
 import { judgeStatus } from "../../src/provider/waiter";
@@ -18,7 +11,12 @@ describe("errors", () => {
   it("carries what the host needs for a partial failure", () => {
     const e = new ClusterInitError("not ready", "cls_1", { status: "error", __provider: "p" }, ["status error"]);
     expect(e).toBeInstanceOf(Error);
-    expect(e).toMatchObject({ id: "cls_1", properties: { status: "error", __provider: "p" }, reasons: ["status error"], message: "not ready" });
+    expect(e).toMatchObject({
+      id: "cls_1",
+      properties: { status: "error", __provider: "p" },
+      reasons: ["status error"],
+      message: "not ready",
+    });
   });
 
   it("classifies client errors", () => {
@@ -59,8 +57,9 @@ describe("status verdicts", () => {
 describe("progress", () => {
   it("formats status, ready nodes and time waited", () => {
     const node = (status: string) => ({ status }) as never;
-    expect(progressLine("provisioning", { items: [node("ready"), node("joining"), node("ready")], total: 6 }, 80_000))
-      .toBe("provisioning: 2/6 nodes ready (1m20s)");
+    expect(progressLine("provisioning", { items: [node("ready"), node("joining"), node("ready")], total: 6 }, 80_000)).toBe(
+      "provisioning: 2/6 nodes ready (1m20s)",
+    );
     expect(progressLine("scaling", undefined, 5_000)).toBe("scaling (5s)");
   });
 

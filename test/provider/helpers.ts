@@ -8,10 +8,7 @@ import type { Clock } from "../../src/provider/waiter";
 export const FAST = { provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2 } as const;
 
 /** Start an emulator; point the provider at it through the environment it reads. */
-export async function emulatorForProvider(
-  options: EmulatorOptions = {},
-  extra: Partial<ProviderSettings> = {},
-): Promise<RunningEmulator> {
+export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<ProviderSettings> = {}): Promise<RunningEmulator> {
   clearSharedLimiters();
   resetConfiguredConnection();
   const emu = await startEmulator({ port: 0, ...FAST, ...options });

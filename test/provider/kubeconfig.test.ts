@@ -19,9 +19,7 @@ describe("kubeconfig stability", () => {
   });
 
   it("keeps the stored text when only formatting, order or comments differ", () => {
-    const reordered =
-      "# generated just now\n" +
-      stringify({ ...doc("t1"), preferences: {} }, { sortMapEntries: true, indent: 4 });
+    const reordered = `# generated just now\n${stringify({ ...doc("t1"), preferences: {} }, { sortMapEntries: true, indent: 4 })}`;
     expect(reordered).not.toBe(original);
     expect(chooseKubeconfig(original, reordered)).toBe(original);
   });

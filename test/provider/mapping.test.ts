@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApiCluster, ApiNode } from "../../src/client/types";
-import {
-  toClusterInfo,
-  toCreateRequest,
-  toInputsAfterRead,
-  toNodeInfo,
-  toOutputs,
-  toUpdateRequest,
-} from "../../src/provider/mapping";
+import { toClusterInfo, toCreateRequest, toInputsAfterRead, toNodeInfo, toOutputs, toUpdateRequest } from "../../src/provider/mapping";
 
 const api: ApiCluster = {
   id: "cls_0123456789abcdef",

@@ -64,7 +64,14 @@ describe("read", () => {
     await settled(id);
     const r = await clusterProvider.read(id, outs);
     expect(r.props).toMatchObject({ workers: 5, nodeSize: "large" });
-    expect(r.inputs).toMatchObject({ name: "drifting", workers: 5, nodeSize: "large", controlPlanes: 1, phase: "managed", __urn: news.__urn });
+    expect(r.inputs).toMatchObject({
+      name: "drifting",
+      workers: 5,
+      nodeSize: "large",
+      controlPlanes: 1,
+      phase: "managed",
+      __urn: news.__urn,
+    });
     expect(r.inputs).not.toHaveProperty("kubeconfig");
     expect(r.inputs).not.toHaveProperty("status");
     // The program still says 2 workers: the next up updates in place, back to 2.
@@ -93,7 +100,14 @@ describe("read", () => {
     const { id } = await created("adopted", { workers: 3, nodeSize: "medium" });
     const r = await clusterProvider.read(id, { __provider: "p" });
     expect(r.id).toBe(id);
-    expect(r.props).toMatchObject({ name: "adopted", status: "running", workers: 3, nodeSize: "medium", controlPlanes: 1, kubeconfig: expect.any(String) });
+    expect(r.props).toMatchObject({
+      name: "adopted",
+      status: "running",
+      workers: 3,
+      nodeSize: "medium",
+      controlPlanes: 1,
+      kubeconfig: expect.any(String),
+    });
     expect(r.inputs).toEqual({ name: "adopted", controlPlanes: 1, workers: 3, nodeSize: "medium", phase: "managed" });
   });
 
@@ -193,8 +207,15 @@ describe("Cluster.get (read with an empty state)", () => {
 
   it("fails naming the id when the token's scope hides the cluster", async () => {
     const { id } = await created("hidden");
-    await emu.control.addToken({ token: "tok-scoped-elsewhere", permissions: ["read"], scope: "cluster:cls_00000000000000aa", plan: "enterprise" });
-    const err = await rejection(clusterProvider.read(id, { ...getState, connection: { endpoint: emu.url, token: "tok-scoped-elsewhere" } }));
+    await emu.control.addToken({
+      token: "tok-scoped-elsewhere",
+      permissions: ["read"],
+      scope: "cluster:cls_00000000000000aa",
+      plan: "enterprise",
+    });
+    const err = await rejection(
+      clusterProvider.read(id, { ...getState, connection: { endpoint: emu.url, token: "tok-scoped-elsewhere" } }),
+    );
     expect(err.message).toMatch(new RegExp(`^Cluster\\.get: cluster ${id} does not exist or is not visible`));
     expect(err.message).not.toContain("tok-scoped-elsewhere");
   });

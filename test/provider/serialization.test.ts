@@ -101,7 +101,13 @@ describe("serialized provider", () => {
     expect(textA).not.toContain(emu.token);
     expect(textB).toBe(textA); // one text for every resource: small and stable
     expect(textA.length).toBeLessThan(4_000);
-    expect(result).toMatchObject({ id: expect.stringMatching(/^cls_/), name: expect.stringMatching(/^serialized-[a-z0-9]{7}$/), status: "running", readWorkers: 2, afterDelete: {} });
+    expect(result).toMatchObject({
+      id: expect.stringMatching(/^cls_/),
+      name: expect.stringMatching(/^serialized-[a-z0-9]{7}$/),
+      status: "running",
+      readWorkers: 2,
+      afterDelete: {},
+    });
     expect(result.readId).toBe(result.id);
     expect((await emu.control.clusters()).some((c) => c.id === result.id)).toBe(false);
   }, 60_000);

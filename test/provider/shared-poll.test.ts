@@ -82,7 +82,9 @@ describe("shared polling against the emulator (real time)", () => {
   it("keeps waiting through a failed listing, like through a failed GET", async () => {
     const client = createClient({ endpoint: emu.url, token: emu.token, minRetryDelayMs: 10, maxRetryDelayMs: 20, retries: 0 });
     const ids = await Promise.all(
-      ["blip-a", "blip-b"].map(async (name) => (await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" })).id),
+      ["blip-a", "blip-b"].map(
+        async (name) => (await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" })).id,
+      ),
     );
     await emu.control.injectFault({ kind: "status", status: 503, method: "GET", path: "/v1/clusters", count: 1 });
     const results = await Promise.all(ids.map((id) => waitForCluster({ client, id, target: "running", timeoutMs: 30_000 })));
@@ -93,12 +95,16 @@ describe("shared polling against the emulator (real time)", () => {
   it("reports a cluster deleted behind the waiter's back as gone", async () => {
     const client = createClient({ endpoint: emu.url, token: emu.token });
     const ids = await Promise.all(
-      ["vanish-a", "vanish-b"].map(async (name) => (await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" })).id),
+      ["vanish-a", "vanish-b"].map(
+        async (name) => (await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" })).id,
+      ),
     );
-    const waits = ids.map((id) => waitForCluster({ client, id, target: "running", timeoutMs: 30_000 }).then(
-      (c) => c?.status,
-      (e: Error & { reason?: string }) => e.reason,
-    ));
+    const waits = ids.map((id) =>
+      waitForCluster({ client, id, target: "running", timeoutMs: 30_000 }).then(
+        (c) => c?.status,
+        (e: Error & { reason?: string }) => e.reason,
+      ),
+    );
     await new Promise((r) => setTimeout(r, 300));
     await emu.control.deleteCluster(ids[0]);
     // Deleted while waiting for running: "failed" when the deletion is seen, "gone" after it.
@@ -156,14 +162,20 @@ describe("SharedPoller rules (fake client)", () => {
     const f = fakeClient(() => clusters);
     const poller = new SharedPoller(f.client);
     // "z" was never listed (e.g. hidden by the token's scope): its own GET decides.
-    const z = poller.observe("z", 0).then(() => "found", (e: { status?: number }) => e.status);
+    const z = poller.observe("z", 0).then(
+      () => "found",
+      (e: { status?: number }) => e.status,
+    );
     await Promise.all([poller.observe("a", 0), poller.observe("b", 0), z]);
     expect(await z).toBe(404);
     expect(f.calls).toEqual(["list 1", "get z"]);
     // "a" was listed before and is missing from a one-page listing now: gone, no GET.
     clusters = [cluster("b")];
     f.calls.length = 0;
-    const gone = poller.observe("a", 0).then(() => "found", (e: { status?: number; name?: string }) => [e.status, e.name]);
+    const gone = poller.observe("a", 0).then(
+      () => "found",
+      (e: { status?: number; name?: string }) => [e.status, e.name],
+    );
     await Promise.all([gone, poller.observe("b", 0)]);
     expect(await gone).toEqual([404, "NotFoundError"]);
     expect(f.calls).toEqual(["list 1"]);

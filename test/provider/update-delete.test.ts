@@ -148,7 +148,9 @@ describe("delete", () => {
     await emu.control.setTimings({ deleteSeconds: 5 });
     try {
       const err = await rejection(clusterProvider.delete(id, { ...outs, __timeouts: { delete: "1s" } }));
-      expect(err.message).toMatch(new RegExp(`deleting cluster ${id} failed: timed out after 1s .* be deleted \\(last status "deleting"\\)`));
+      expect(err.message).toMatch(
+        new RegExp(`deleting cluster ${id} failed: timed out after 1s .* be deleted \\(last status "deleting"\\)`),
+      );
     } finally {
       await emu.control.setTimings({ deleteSeconds: 0.2 });
     }

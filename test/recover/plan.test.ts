@@ -6,7 +6,17 @@ import { planRecovery, type PendingCreate } from "../../src/recover/plan";
 const T0 = Date.parse("2026-11-23T10:00:00Z");
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const cluster = (id: string, over: Partial<ApiCluster> = {}): ApiCluster =>
-  ({ id, name: "pinned", status: "provisioning", phase: "managed", control_planes: 1, workers: 2, node_size: "small", created_at: at(1_000), ...over }) as ApiCluster;
+  ({
+    id,
+    name: "pinned",
+    status: "provisioning",
+    phase: "managed",
+    control_planes: 1,
+    workers: 2,
+    node_size: "small",
+    created_at: at(1_000),
+    ...over,
+  }) as ApiCluster;
 const pending = (over: Record<string, unknown> = {}): PendingCreate => ({
   urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::c",
   inputs: { name: "pinned", controlPlanes: 1, workers: 2, nodeSize: "small", phase: "managed", __requestedAt: at(0), ...over },
@@ -47,11 +57,9 @@ describe("planRecovery", () => {
   });
 
   it("derived auto-name: the name is the evidence, whatever the clocks say", () => {
-    const plan = planRecovery(
-      [pending({ name: "web-abc1234", __autonamed: true, __requestedAt: at(3_600_000) })],
-      new Set(),
-      [cluster("cls_auto", { name: "web-abc1234" })],
-    );
+    const plan = planRecovery([pending({ name: "web-abc1234", __autonamed: true, __requestedAt: at(3_600_000) })], new Set(), [
+      cluster("cls_auto", { name: "web-abc1234" }),
+    ]);
     expect(plan.imports.map((i) => i.id)).toEqual(["cls_auto"]);
   });
 });

@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Cluster, CLUSTER_TYPE } from "../../src/resources";
+import { outputValue } from "../support/outputs";
 
 interface Registered {
   type: string;
@@ -21,9 +22,7 @@ beforeAll(async () => {
       newResource: (args) => {
         registered.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id });
         const id = args.id || "cls_00000000000000aa";
-        const plain = Object.fromEntries(
-          Object.entries(args.inputs).filter(([k]) => !k.startsWith("__") && k !== "connection"),
-        );
+        const plain = Object.fromEntries(Object.entries(args.inputs).filter(([k]) => !k.startsWith("__") && k !== "connection"));
         return { id, state: { ...plain, status: "running", kubeconfig: "apiVersion: v1\n" } };
       },
       call: () => ({}),
@@ -37,10 +36,9 @@ beforeEach(() => {
   registered.length = 0;
 });
 
-const valueOf = <T>(o: pulumi.Output<T>): Promise<T> => new Promise((resolve) => o.apply((v) => resolve(v)));
 const settle = async (c: Cluster) => {
-  await valueOf(c.urn);
-  await valueOf(c.id);
+  await outputValue(c.urn);
+  await outputValue(c.id);
 };
 
 describe("Cluster", () => {
@@ -52,7 +50,7 @@ describe("Cluster", () => {
     expect(r.type).toBe("pulumi-nodejs:dynamic/cms:Cluster");
     expect(r.inputs).toMatchObject({ controlPlanes: 3, workers: 2, nodeSize: "large", phase: "onpremise", infraId: "dc-1" });
     expect(r.inputs.__urn).toBe("urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod");
-    expect(r.inputs.__urn).toBe(await valueOf(c.urn));
+    expect(r.inputs.__urn).toBe(await outputValue(c.urn));
     expect(r.inputs).not.toHaveProperty("name"); // auto-named by the provider's check
     expect(typeof r.inputs.__provider).toBe("string");
   });
@@ -63,11 +61,15 @@ describe("Cluster", () => {
     await settle(c);
     const child = registered.find((r) => r.name === "child")!;
     expect(child.inputs.__urn).toBe("urn:pulumi:dev::proj::my:infra:Platform$pulumi-nodejs:dynamic/cms:Cluster::child");
-    expect(child.inputs.__urn).toBe(await valueOf(c.urn));
+    expect(child.inputs.__urn).toBe(await outputValue(c.urn));
   });
 
   it("carries customTimeouts as the hidden __timeouts input", async () => {
-    const c = new Cluster("timed", { controlPlanes: 1, workers: 1, nodeSize: "small" }, { customTimeouts: { create: "45m", delete: "5m" } });
+    const c = new Cluster(
+      "timed",
+      { controlPlanes: 1, workers: 1, nodeSize: "small" },
+      { customTimeouts: { create: "45m", delete: "5m" } },
+    );
     await settle(c);
     expect(registered[0].inputs.__timeouts).toEqual({ create: "45m", delete: "5m" });
   });
@@ -90,12 +92,12 @@ describe("Cluster", () => {
 
   it("exposes the outputs, with the kubeconfig secret", async () => {
     const c = new Cluster("out", { name: "named", controlPlanes: 1, workers: 4, nodeSize: "medium" });
-    expect(await valueOf(c.id)).toBe("cls_00000000000000aa");
-    expect(await valueOf(c.name)).toBe("named");
-    expect(await valueOf(c.workers)).toBe(4);
-    expect(await valueOf(c.status)).toBe("running");
+    expect(await outputValue(c.id)).toBe("cls_00000000000000aa");
+    expect(await outputValue(c.name)).toBe("named");
+    expect(await outputValue(c.workers)).toBe(4);
+    expect(await outputValue(c.status)).toBe("running");
     expect(await pulumi.isSecret(c.kubeconfig)).toBe(true);
-    expect(await valueOf(c.kubeconfig)).toContain("apiVersion");
+    expect(await outputValue(c.kubeconfig)).toContain("apiVersion");
     expect(Cluster.isInstance(c)).toBe(true);
     expect(Cluster.isInstance({})).toBe(false);
   });
@@ -109,7 +111,7 @@ describe("Cluster", () => {
 
   it("Cluster.get reads by id with only the connection and hidden inputs", async () => {
     const c = Cluster.get("existing", "cls_0123456789abcdef", { connection: { token: "tok-get-secret" } });
-    expect(await valueOf(c.id)).toBe("cls_0123456789abcdef");
+    expect(await outputValue(c.id)).toBe("cls_0123456789abcdef");
     const [r] = registered;
     expect(r.id).toBe("cls_0123456789abcdef");
     expect(Object.keys(r.inputs).sort()).toEqual(["__provider", "__urn", "connection"]);

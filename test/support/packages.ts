@@ -24,7 +24,10 @@ export function workDir(prefix: string): string {
 
 /** The directory holding `node` of major `n` (scripts/ensure-node). */
 export function nodeBin(major: number): string {
-  const out = execFileSync(path.join(REPO_ROOT, "scripts/ensure-node"), [String(major)], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync(path.join(REPO_ROOT, "scripts/ensure-node"), [String(major)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return out.trim().split("\n").pop()!.trim();
 }
 
@@ -47,11 +50,7 @@ export function envWithNode(bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.
  * A project directory with `dependencies` installed by npm (e.g. the tarball and a
  * `@pulumi/pulumi` version) under the given Node.js. Returns the directory.
  */
-export async function installProject(
-  dir: string,
-  manifest: Record<string, unknown>,
-  env: NodeJS.ProcessEnv,
-): Promise<string> {
+export async function installProject(dir: string, manifest: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ private: true, ...manifest }, null, 2)}\n`);
   await execFile("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });

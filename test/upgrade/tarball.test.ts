@@ -6,7 +6,11 @@ import { REPO_ROOT } from "../lifecycle/harness.mjs";
 describe("the package tarball", () => {
   // --ignore-scripts: `npm test` has just built dist/ (a real `npm pack` builds first: prepack).
   const listing = JSON.parse(
-    execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
   ) as Array<{ files: Array<{ path: string }> }>;
   const files = listing[0].files.map((f) => f.path);
 
@@ -27,12 +31,16 @@ describe("the package tarball", () => {
   });
 
   it("holds nothing about working on the repository", () => {
-    const inside = files.filter((f) => /^(test|bench|scripts|examples|demo|src|\.ci)\//.test(f) || /^docs\/(pulumi-cli|benchmarks)\.md$/.test(f));
+    const inside = files.filter(
+      (f) => /^(test|bench|scripts|examples|demo|src|\.ci)\//.test(f) || /^docs\/(pulumi-cli|benchmarks)\.md$/.test(f),
+    );
     expect(inside).toEqual([]);
   });
 
   it("exports the state contract's entry explicitly", () => {
-    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as { exports: Record<string, unknown> };
+    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
+      exports: Record<string, unknown>;
+    };
     expect(pkg.exports["./dist/provider/cluster-provider.js"]).toBe("./dist/provider/cluster-provider.js");
   });
 });

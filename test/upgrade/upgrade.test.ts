@@ -37,7 +37,8 @@ function releases(): Array<{ version: string; commit: string }> {
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-cms-upgrade-"));
-const run = (file: string, args: string[], cwd: string) => execFileSync(file, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const run = (file: string, args: string[], cwd: string) =>
+  execFileSync(file, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 /** `npm pack` a package directory and unpack it: what `npm install` would put in node_modules. */
 function packed(dir: string, name: string): string {
@@ -64,7 +65,9 @@ function install(project: PulumiProject, pkg: string): void {
   const nm = path.join(project.dir, "node_modules");
   fs.rmSync(path.join(nm, "pulumi-cms"), { recursive: true, force: true });
   fs.cpSync(pkg, path.join(nm, "pulumi-cms"), { recursive: true });
-  const deps = Object.keys((JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")) as { dependencies?: object }).dependencies ?? {});
+  const deps = Object.keys(
+    (JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")) as { dependencies?: object }).dependencies ?? {},
+  );
   for (const dep of deps) {
     const link = path.join(nm, dep);
     if (!fs.existsSync(link)) fs.symlinkSync(path.join(REPO_ROOT, "node_modules", dep), link, "dir");
@@ -92,42 +95,46 @@ describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stack
   });
 
   for (const { version, commit } of releases()) {
-    it(`${version} (${commit}): refresh, no-change preview, update in place and destroy after upgrading; destroy with the stored provider`, async () => {
-      const old = buildRelease(version, commit);
-      const common = { config: { ...emu.stackConfig(), workers: 2 }, secretConfig: emu.secretConfig() };
-      const a = await createProject({ ...common, name: `cms-upgrade-a-${version.replace(/\./g, "-")}` });
-      const b = await createProject({ ...common, name: `cms-upgrade-b-${version.replace(/\./g, "-")}` });
-      projects.push(a, b);
-      install(a, old);
-      install(b, old);
-      await a.up();
-      await b.up();
-      const [resA] = await a.clusterResources();
-      const [resB] = await b.clusterResources();
-      // The stacks hold the package specifier, as installed stacks do (not a path).
-      expect(resA.inputs.__provider).toContain(CONTRACT_ENTRY);
+    it(
+      `${version} (${commit}): refresh, no-change preview, update in place and destroy after upgrading; destroy with the stored provider`,
+      async () => {
+        const old = buildRelease(version, commit);
+        const common = { config: { ...emu.stackConfig(), workers: 2 }, secretConfig: emu.secretConfig() };
+        const a = await createProject({ ...common, name: `cms-upgrade-a-${version.replace(/\./g, "-")}` });
+        const b = await createProject({ ...common, name: `cms-upgrade-b-${version.replace(/\./g, "-")}` });
+        projects.push(a, b);
+        install(a, old);
+        install(b, old);
+        await a.up();
+        await b.up();
+        const [resA] = await a.clusterResources();
+        const [resB] = await b.clusterResources();
+        // The stacks hold the package specifier, as installed stacks do (not a path).
+        expect(resA.inputs.__provider).toContain(CONTRACT_ENTRY);
 
-      install(a, current);
-      install(b, current);
-      await emu.control.resetRequestCounts();
+        install(a, current);
+        install(b, current);
+        await emu.control.resetRequestCounts();
 
-      await a.refresh();
-      await a.preview(["--expect-no-changes"]);
-      await a.setConfig("workers", 3);
-      await a.up();
-      const [after] = await a.clusterResources();
-      expect(after.id).toBe(resA.id);
-      expect((await emu.clusters()).find((c) => c.id === resA.id)).toMatchObject({ workers: 3, status: "running" });
-      await a.destroy();
+        await a.refresh();
+        await a.preview(["--expect-no-changes"]);
+        await a.setConfig("workers", 3);
+        await a.up();
+        const [after] = await a.clusterResources();
+        expect(after.id).toBe(resA.id);
+        expect((await emu.clusters()).find((c) => c.id === resA.id)).toMatchObject({ workers: 3, status: "running" });
+        await a.destroy();
 
-      await b.destroy();
+        await b.destroy();
 
-      const counts = await emu.control.requestCounts();
-      expect(counts["POST /v1/clusters"] ?? 0).toBe(0); // nothing replaced
-      expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(1);
-      expect(counts["DELETE /v1/clusters/:cluster_id"]).toBe(2);
-      const left = (await emu.clusters()).filter((c) => c.id === resA.id || c.id === resB.id);
-      expect(left).toEqual([]);
-    }, STEP_TIMEOUT);
+        const counts = await emu.control.requestCounts();
+        expect(counts["POST /v1/clusters"] ?? 0).toBe(0); // nothing replaced
+        expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(1);
+        expect(counts["DELETE /v1/clusters/:cluster_id"]).toBe(2);
+        const left = (await emu.clusters()).filter((c) => c.id === resA.id || c.id === resB.id);
+        expect(left).toEqual([]);
+      },
+      STEP_TIMEOUT,
+    );
   }
 });

@@ -6,7 +6,15 @@
 import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "../../client/types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
-import { deleteCluster as startDelete, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
+import {
+  deleteCluster as startDelete,
+  provisionCluster,
+  scaleCluster,
+  settle,
+  toApiCluster,
+  toSummary,
+  type ClusterRecord,
+} from "../lifecycle";
 import type { EmulatorState } from "../state";
 
 /** Validated query of GET /v1/clusters. */
@@ -78,7 +86,14 @@ export function createCluster(state: EmulatorState, p: Principal, body: CreateBo
   const fail = state.failNext.create > 0;
   if (fail) state.failNext.create -= 1;
   const c = provisionCluster(
-    { name: body.name, control_planes: body.control_planes, workers: body.workers, node_size: body.node_size, phase, infra_id: body.infra_id ?? null },
+    {
+      name: body.name,
+      control_planes: body.control_planes,
+      workers: body.workers,
+      node_size: body.node_size,
+      phase,
+      infra_id: body.infra_id ?? null,
+    },
     now,
     state.durations.provision,
     fail,
@@ -140,4 +155,3 @@ export function deleteCluster(state: EmulatorState, p: Principal, id: string): v
   state.markDeleting(c.id);
   state.onChange(c.id);
 }
-
