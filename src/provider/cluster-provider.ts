@@ -2,7 +2,8 @@
  * The Cluster dynamic provider: what the Pulumi engine's Node dynamic-provider host calls for
  * `check`, `diff`, `create`, `read`, `update` and `delete`.
  *
- * This module is the implementation. It is never serialized: the object in `serializable.ts`
+ * This module is the implementation (`createClusterProvider`, and the default instance
+ * `clusterProvider`). It is never serialized: the object in `serializable.ts`
  * is, and it `require`s this module inside the host process, so the serialized text stays
  * small and contains no configuration and no token.
  */
@@ -25,7 +26,7 @@ import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import type { ClusterInputs, ClusterOutputs, ConnectionInputs } from "./types";
-import { SYSTEM_CLOCK, WaitError, waitForCluster, type Clock } from "./waiter";
+import { SYSTEM_CLOCK, WaitError, waitForGone, waitForRunning, type Clock } from "./waiter";
 
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */
 export interface ProviderSettings {
@@ -39,116 +40,14 @@ export interface ProviderSettings {
   env?: Record<string, string | undefined>;
 }
 
-let settings: ProviderSettings = {};
-/** Connection settings from the stack configuration, stored by `configure` in the host process. */
-let configured: ConnectionInputs = {};
-/** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
-const stateMemory = new StateMemory();
-
 // Inside the dynamic-provider host: exit when the engine that started us is gone (a killed job).
 startEngineWatchdog();
 dropHostEchoes();
-
-/** Replace the {@link ProviderSettings}. Returns the previous ones so tests can restore them. */
-export function setProviderSettings(next: ProviderSettings): ProviderSettings {
-  const previous = settings;
-  settings = next;
-  return previous;
-}
-
-/** Forget what `configure` stored (tests). */
-export function resetConfiguredConnection(): void {
-  configured = {};
-}
-
-const clock = (): Clock => settings.clock ?? SYSTEM_CLOCK;
-
-/**
- * Resolve the connection for a resource and open a client. The token stays inside the client.
- * With `onProgress`, each retry the client waits for is shown (an unreachable endpoint, 5xx,
- * 429) with the time of the next attempt, instead of a progress line that stands still.
- */
-function connect(
-  explicit: ConnectionInputs | undefined,
-  onProgress?: (line: string) => void,
-): { client: CmsClient; connection: Connection } {
-  const connection = resolveConnection({
-    explicit: dropEmpty(explicit ?? {}),
-    config: configured,
-    env: settings.env ?? process.env,
-  });
-  const extra = settings.clientOptions?.onRetry;
-  const onRetry: ClientOptions["onRetry"] =
-    onProgress || extra
-      ? (info) => {
-          extra?.(info);
-          onProgress?.(retryLine(info, connection.endpoint));
-        }
-      : undefined;
-  const client = createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
-  return { client, connection };
-}
-
-/**
- * Tokens to try, in order, when the one in use is refused during `refresh` or `destroy`. Both run
- * with connection settings that can be out of date:
- * - a stored explicit token goes stale when it is rotated, because changing only `connection` is
- *   no change (no update rewrites the outputs), while `refresh` and `destroy` only see outputs;
- * - the engine configures the provider for `refresh` and `destroy` from the stack configuration
- *   recorded by the last `up`, so a token rotated with `pulumi config set` arrives only with the
- *   next `up` (or with `--run-program`).
- * Each source after the one in use (stack config, then `CMS_TOKEN`) that holds a different token
- * may be the current one. The endpoint is never swapped: another service would answer 404 for
- * the id, which would read as "deleted".
- */
-function alternativeTokens(explicit: ConnectionInputs | undefined, used: string): string[] {
-  const env = settings.env ?? process.env;
-  const later = dropEmpty(explicit ?? {}).token ? [configured.token, env.CMS_TOKEN] : [env.CMS_TOKEN];
-  const out: string[] = [];
-  for (const t of later) {
-    const token = typeof t === "string" ? t.trim() : "";
-    if (token !== "" && token !== used && !out.includes(token)) out.push(token);
-  }
-  return out;
-}
 
 /** What a refused token during refresh or destroy means, and the commands that work. */
 const STALE_TOKEN_HINT =
   "If you rotated the token: `pulumi refresh` and `pulumi destroy` use the stack configuration recorded by the last `pulumi up`, " +
   "so run them with `--run-program` (which reads the current `cms:token`), or set `CMS_TOKEN` to the new token, or run `pulumi up` first.";
-
-/**
- * Connect for an operation on an existing cluster (read, delete). When the token in use is
- * refused (401), try the later sources' tokens (see {@link alternativeTokens}), probing each once
- * with `probe` (a GET by default; reads probe through the shared pages, so the probe costs
- * nothing extra); the first that is not refused is used.
- */
-async function connectExisting(
-  explicit: ConnectionInputs | undefined,
-  id: string,
-  probe: (client: CmsClient) => Promise<unknown> = (client) => client.getCluster(id),
-): Promise<{ client: CmsClient; connection: Connection }> {
-  const primary = connect(explicit);
-  const alternatives = alternativeTokens(explicit, primary.connection.token);
-  if (alternatives.length === 0) return primary;
-  try {
-    await probe(primary.client);
-    return primary;
-  } catch (e) {
-    if (statusOf(e) !== 401) return primary; // the real call will report it
-  }
-  for (const token of alternatives) {
-    const connection = { endpoint: primary.connection.endpoint, token };
-    const candidate = { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
-    try {
-      await probe(candidate.client);
-      return candidate;
-    } catch (e) {
-      if (statusOf(e) !== 401) return candidate;
-    }
-  }
-  return primary;
-}
 
 /** The message of a refresh or destroy failure, with the stale-token hint after a 401. */
 function existingFailure(what: string, e: unknown, secrets: string[]): string {
@@ -231,336 +130,472 @@ function nextSteps(urnHint: string | undefined): string {
 }
 
 /**
- * The provider implementation, in the shape of `pulumi.dynamic.ResourceProvider`. Every method
- * resolves the connection itself (explicit inputs, then stack config, then environment).
+ * Run `attempt`; while the service answers 409 (the cluster is busy with another operation),
+ * call `whenBusy` with that error (it waits, or throws to give up) and try again.
  */
-export const clusterProvider = {
-  /**
-   * Called once by the host after it deserializes the provider, with the stack's configuration.
-   * Keeps `cms:endpoint` and `cms:token` for later calls in this process (the host process; the
-   * serialized provider never holds them).
-   */
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    configured = dropEmpty({
-      endpoint: req.config.get(CONFIG_ENDPOINT_KEY),
-      token: req.config.get(CONFIG_TOKEN_KEY),
-    });
-  },
-
-  /**
-   * Validate inputs and fill defaults; see `check.ts`. Makes no API call.
-   *
-   * The engine calls it with the old inputs for a resource in the state, and once more without
-   * them when it replaces the resource (only the call without them for `up --replace`). A
-   * replacement is recognised from the first call (see `StateMemory`) or from the name the
-   * program read from the state (`__inState`): it gets the next auto-name generation, and no call keeps
-   * the `import` id, which the engine ignores once the resource is in the state (a replacement
-   * must create a cluster, not adopt the one it replaces or has just deleted).
-   */
-  async check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
-    const urn = typeof news.__urn === "string" ? news.__urn : undefined;
-    const inState = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
-    if (inState && urn) stateMemory.remember(urn, olds);
-    // Replaced: after a check with olds in this process, or (for `--replace`, which skips that
-    // check) as the program read it from the state.
-    const recorded = news.__inState as { name?: unknown } | undefined;
-    const replaced = inState ? undefined : (stateMemory.previous(urn) ?? (recorded?.name ? { name: recorded.name } : undefined));
-    const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
-    const { inputs, failures } = checkCluster(olds, news, { generation });
-    delete inputs.__inState;
-    // Before any API call, in `preview` too: a pull request's preview fails as its merge's `up`
-    // would when no endpoint or token is configured (unless the connection is computed later).
-    if (!containsUnknown(news.connection)) {
-      resolveConnection({
-        explicit: dropEmpty((inputs.connection as ConnectionInputs | undefined) ?? {}),
-        config: configured,
-        env: settings.env ?? process.env,
-      });
-    }
-    // When this check leads to a create (no olds), the engine stores its inputs in a pending
-    // operation first: the time lets `cms-recover` tell a cluster this create made from one that
-    // carried the same name before (see src/recover).
-    if (!inState) inputs.__requestedAt = new Date().toISOString();
-    if (inState || replaced) {
-      delete inputs.__import;
-    } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {
-      // Importing compares the program with the existing cluster, so the name must be the user's.
-      failures.push({
-        property: "name",
-        reason: "name is required with the import option: set it to the existing cluster's name",
-      });
-    }
-    return { inputs, failures };
-  },
-
-  /** Compare state with the program; see `diff.ts`. Makes no API call. */
-  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    return diffCluster(olds, news);
-  },
-
-  /**
-   * POST the cluster, wait until it is running, fetch its kubeconfig. Instead of POSTing, take
-   * the cluster named by the `import` option, or the one an interrupted earlier run of this
-   * resource created (see `adoption.ts`). Once the cluster exists, every failure is a
-   * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
-   */
-  async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
-    const inputs = raw as unknown as ClusterInputs;
-    const onProgress = progressFor(inputs.__urn);
-    const { client, connection } = connect(inputs.connection, onProgress);
-    const secrets = [connection.token];
-    const timeouts = resolveTimeouts(inputs.__timeouts);
-    const startedAt = clock().now();
-
-    let first: ApiCluster | ApiClusterSummary | undefined;
-    if (inputs.__import) {
-      first = await adoptImported(client, inputs, secrets);
-      onProgress?.(`importing ${first.id} (status ${first.status})`);
-    } else {
-      first = await findLeftover(client, inputs, stateMemory.previous(inputs.__urn)?.name, secrets);
-      if (first && inputs.__urn) {
-        await warnFor(
-          inputs.__urn,
-          `cluster ${first.id} ("${first.name}", ${first.status}) was created for this resource by an earlier run that was interrupted: it is taken over instead of creating another`,
-        );
-      }
-    }
-    if (!first) {
-      try {
-        first = await client.createCluster(toCreateRequest(inputs));
-      } catch (e) {
-        // Nothing was created (the client reconciles lost replies before giving up).
-        throw new Error(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`);
-      }
-      forgetReads(client);
-      onProgress?.(`${first.status}: cluster ${first.id} accepted`);
-    }
-    const id = first.id;
-
-    let last: ApiCluster | ApiClusterSummary = first;
-    try {
-      const running =
-        first.status === "running" && "endpoint" in first
-          ? (first as ApiCluster)
-          : await waitForCluster({
-              client,
-              id,
-              target: "running",
-              timeoutMs: timeouts.createMs,
-              startedAt,
-              secrets,
-              schedule: settings.schedule,
-              clock: settings.clock,
-              onProgress: onProgress && ((line) => onProgress(line)),
-            });
-      last = running as ApiCluster;
-      const kubeconfig = await client.getKubeconfig(id);
-      await endProgress(inputs.__urn, `running: cluster ${id} ready`);
-      return { id, outs: toOutputs(last, inputs, kubeconfig) };
-    } catch (e) {
-      if (e instanceof WaitError && e.reason === "gone") {
-        // Deleted behind our back: there is nothing left to keep in the stack.
-        throw new Error(`${e.message}; nothing was kept in the stack`);
-      }
-      const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
-      const why = safeMessage(e, secrets);
-      const hint = seen?.status === "error" ? ERROR_STATUS_HINT : nextSteps(inputs.__urn);
-      // The message with its hint is also the init error the CLI shows (the host shows reasons).
-      throw new ClusterInitError(
-        `cluster ${id} was created but is not ready: ${why}. ${hint}`,
-        id,
-        partialOutputs(seen, inputs, undefined),
-      );
-    }
-  },
-
-  /**
-   * Refresh from the API. Returns `inputs` too, with the actual `workers`/`nodeSize`, so a
-   * refresh followed by `up` puts back what the program says.
-   *
-   * A cluster that is gone (404), or being deleted although this stack did not delete it (the
-   * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
-   * and the next `up` creates a new one.
-   *
-   * Also serves `Cluster.get`, where the state holds no cluster yet: there, a missing, hidden or
-   * deleting cluster fails the run naming the id, since an empty result would record a resource
-   * without a kubeconfig and anything built on it would fall back to some other cluster.
-   */
-  async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
-    const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
-    const getting = props.name === undefined && props.status === undefined && props.createdAt === undefined;
-    const { client, connection } = await connectExisting(props.connection, id, (c) => readCluster(c, id));
-    const secrets = [connection.token];
-    let cluster: ApiCluster;
-    let fresh: string;
-    try {
-      // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
-      cluster = await readCluster(client, id);
-      if (cluster.status === "deleting") {
-        if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
-        if (props.__urn) {
-          await warnFor(
-            props.__urn,
-            `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
-          );
-        }
-        return {};
-      }
-      fresh = await client.getKubeconfig(id);
-    } catch (e) {
-      if (getting) {
-        if (isNotFoundError(e) || statusOf(e) === 403) {
-          throw new Error(`Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets)})`);
-        }
-        if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
-      } else if (isNotFoundError(e)) {
-        return {};
-      }
-      throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
-    }
-    const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
-    return {
-      id: cluster.id,
-      props: toOutputs(cluster, props, kubeconfig),
-      inputs: toInputsAfterRead(cluster, props),
-    };
-  },
-
-  /**
-   * One PATCH with just the changed fields; while the cluster is busy (409) wait for it to be
-   * running and try again; then wait for running. Also the path the engine takes on the `up`
-   * after a partial failure: with nothing to change it waits for the cluster, or reports clearly
-   * that it is in `error`.
-   */
-  async update(id: string, oldsRaw: Record<string, unknown>, newsRaw: Record<string, unknown>) {
-    const olds = oldsRaw as unknown as ClusterOutputs;
-    const news = newsRaw as unknown as ClusterInputs;
-    const onProgress = progressFor(news.__urn);
-    const { client, connection } = connect(news.connection, onProgress);
-    const secrets = [connection.token];
-    const timeouts = resolveTimeouts(news.__timeouts);
-    const startedAt = clock().now();
-    const deadline = startedAt + timeouts.updateMs;
-    const patch = toUpdateRequest(olds, news);
-    const wait = (target: "running") =>
-      waitForCluster({
-        client,
-        id,
-        target,
-        timeoutMs: Math.max(0, deadline - startedAt),
-        startedAt,
-        secrets,
-        schedule: settings.schedule,
-        clock: settings.clock,
-        onProgress: onProgress && ((line) => onProgress(line)),
-      });
-
-    let last: ApiCluster | undefined;
-    try {
-      if (Object.keys(patch).length > 0) {
-        for (;;) {
-          try {
-            last = await client.updateCluster(id, patch);
-            break;
-          } catch (e) {
-            if (!isConflictError(e)) throw e;
-            // Busy (provisioning, scaling, upgrading...): wait for running, then send it again.
-            onProgress?.("waiting for the cluster to finish its current operation");
-            last = (await wait("running")) as ApiCluster;
-          }
-        }
-        forgetReads(client);
-        onProgress?.(`${last.status}: ${describePatch(patch)}`);
-      } else {
-        last = await client.getCluster(id);
-      }
-      if (last.status !== "running") last = (await wait("running")) as ApiCluster;
-      // Scaling or resizing does not change the credentials: keep the kubeconfig already in
-      // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
-      // the up after a create that failed before its kubeconfig was read.
-      const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
-      await endProgress(news.__urn, `running: ${describeCluster(last)}`);
-      return { outs: toOutputs(last, news, kubeconfig) };
-    } catch (e) {
-      const why = safeMessage(e, secrets);
-      if (isNotFoundError(e) || (e instanceof WaitError && e.reason === "gone")) {
-        throw new Error(
-          `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
-        );
-      }
-      if (!last && !(e instanceof WaitError)) {
-        // The PATCH itself was refused (validation, permission...): nothing changed.
-        throw new Error(`updating cluster ${id} failed: ${why}`);
-      }
-      const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
-      const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;
-      throw new ClusterInitError(`cluster ${id} did not finish updating: ${why}.${hint}`, id, partialOutputs(seen, news, olds.kubeconfig));
-    }
-  },
-
-  /**
-   * DELETE (404 counts as done; 409 while busy waits and tries again), then wait until the
-   * cluster is gone (404).
-   */
-  async delete(id: string, raw: Record<string, unknown>): Promise<void> {
-    try {
-      await removeCluster(id, raw);
-    } catch (e) {
-      throw withoutHostEcho(e);
-    }
-  },
-};
-
-/** The body of {@link clusterProvider.delete}. */
-async function removeCluster(id: string, raw: Record<string, unknown>): Promise<void> {
-  const props = raw as unknown as Partial<ClusterOutputs>;
-  const { client, connection } = await connectExisting(props.connection, id);
-  const secrets = [connection.token];
-  const timeouts = resolveTimeouts(props.__timeouts);
-  const startedAt = clock().now();
-  const deadline = startedAt + timeouts.deleteMs;
-  const onProgress = progressFor(props.__urn);
-  const waitOptions = {
-    client,
-    id,
-    startedAt,
-    timeoutMs: timeouts.deleteMs,
-    secrets,
-    schedule: settings.schedule,
-    clock: settings.clock,
-    onProgress: onProgress && ((line: string) => onProgress(line)),
-  };
-
+async function retryWhileBusy<T>(attempt: () => Promise<T>, whenBusy: (e: unknown) => Promise<void>): Promise<T> {
   for (;;) {
     try {
-      await client.deleteCluster(id);
-      forgetReads(client);
-      break;
+      return await attempt();
     } catch (e) {
-      if (isNotFoundError(e)) return;
-      if (!isConflictError(e) || clock().now() >= deadline) {
-        throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
-      }
-      // Busy with another operation: wait until it settles, then ask again.
-      onProgress?.("waiting for the cluster to finish its current operation before deleting");
-      try {
-        await waitForCluster({ ...waitOptions, target: "running" });
-      } catch (w) {
-        if (w instanceof WaitError && w.reason === "gone") return;
-        // "error" (DELETE is allowed then) or already "deleting": just try the DELETE again.
-        if (!(w instanceof WaitError) || w.reason !== "failed") {
-          throw new Error(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
-        }
-      }
+      if (!isConflictError(e)) throw e;
+      await whenBusy(e);
     }
   }
-  onProgress?.("deleting");
-  try {
-    await waitForCluster({ ...waitOptions, target: "gone", countNodes: false });
-  } catch (e) {
-    throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+}
+
+/** A Cluster provider with its own settings, stack configuration and memory of the state. */
+export interface ClusterProvider extends Required<Omit<pulumi.dynamic.ResourceProvider, "configure">> {
+  configure(req: pulumi.dynamic.ConfigureRequest): Promise<void>;
+  /** Replace the {@link ProviderSettings}. Returns the previous ones so tests can restore them. */
+  setSettings(next: ProviderSettings): ProviderSettings;
+  /** Forget what `configure` stored (tests). */
+  resetConfigured(): void;
+}
+
+/**
+ * A Cluster provider. The serialized provider of every stack uses the default one,
+ * {@link clusterProvider}; tests and embedding tools may make their own.
+ */
+export function createClusterProvider(initial: ProviderSettings = {}): ClusterProvider {
+  let settings: ProviderSettings = initial;
+  /** Connection settings from the stack configuration, stored by `configure` in the host process. */
+  let configured: ConnectionInputs = {};
+  /** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
+  const stateMemory = new StateMemory();
+  const clock = (): Clock => settings.clock ?? SYSTEM_CLOCK;
+
+  /** The waits of one operation: every option but the target is the operation's. */
+  function waitsFor(op: {
+    client: CmsClient;
+    id: string;
+    timeoutMs: number;
+    startedAt: number;
+    secrets: string[];
+    onProgress?: (line: string) => void;
+  }) {
+    const options = {
+      ...op,
+      schedule: settings.schedule,
+      clock: settings.clock,
+      onProgress: op.onProgress && ((line: string) => op.onProgress?.(line)),
+    };
+    return { running: () => waitForRunning(options), gone: () => waitForGone(options) };
   }
-  await endProgress(props.__urn, `deleted: cluster ${id} is gone`);
+
+  /**
+   * Resolve the connection for a resource and open a client. The token stays inside the client.
+   * With `onProgress`, each retry the client waits for is shown (an unreachable endpoint, 5xx,
+   * 429) with the time of the next attempt, instead of a progress line that stands still.
+   */
+  function connect(
+    explicit: ConnectionInputs | undefined,
+    onProgress?: (line: string) => void,
+  ): { client: CmsClient; connection: Connection } {
+    const connection = resolveConnection({
+      explicit: dropEmpty(explicit ?? {}),
+      config: configured,
+      env: settings.env ?? process.env,
+    });
+    const extra = settings.clientOptions?.onRetry;
+    const onRetry: ClientOptions["onRetry"] =
+      onProgress || extra
+        ? (info) => {
+            extra?.(info);
+            onProgress?.(retryLine(info, connection.endpoint));
+          }
+        : undefined;
+    const client = createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
+    return { client, connection };
+  }
+
+  /**
+   * Tokens to try, in order, when the one in use is refused during `refresh` or `destroy`. Both run
+   * with connection settings that can be out of date:
+   * - a stored explicit token goes stale when it is rotated, because changing only `connection` is
+   *   no change (no update rewrites the outputs), while `refresh` and `destroy` only see outputs;
+   * - the engine configures the provider for `refresh` and `destroy` from the stack configuration
+   *   recorded by the last `up`, so a token rotated with `pulumi config set` arrives only with the
+   *   next `up` (or with `--run-program`).
+   * Each source after the one in use (stack config, then `CMS_TOKEN`) that holds a different token
+   * may be the current one. The endpoint is never swapped: another service would answer 404 for
+   * the id, which would read as "deleted".
+   */
+  function alternativeTokens(explicit: ConnectionInputs | undefined, used: string): string[] {
+    const env = settings.env ?? process.env;
+    const later = dropEmpty(explicit ?? {}).token ? [configured.token, env.CMS_TOKEN] : [env.CMS_TOKEN];
+    const out: string[] = [];
+    for (const t of later) {
+      const token = typeof t === "string" ? t.trim() : "";
+      if (token !== "" && token !== used && !out.includes(token)) out.push(token);
+    }
+    return out;
+  }
+
+  /**
+   * Connect for an operation on an existing cluster (read, delete). When the token in use is
+   * refused (401), try the later sources' tokens (see {@link alternativeTokens}), probing each once
+   * with `probe` (a GET by default; reads probe through the shared pages, so the probe costs
+   * nothing extra); the first that is not refused is used.
+   */
+  async function connectExisting(
+    explicit: ConnectionInputs | undefined,
+    id: string,
+    probe: (client: CmsClient) => Promise<unknown> = (client) => client.getCluster(id),
+  ): Promise<{ client: CmsClient; connection: Connection }> {
+    const primary = connect(explicit);
+    const alternatives = alternativeTokens(explicit, primary.connection.token);
+    if (alternatives.length === 0) return primary;
+    try {
+      await probe(primary.client);
+      return primary;
+    } catch (e) {
+      if (statusOf(e) !== 401) return primary; // the real call will report it
+    }
+    for (const token of alternatives) {
+      const connection = { endpoint: primary.connection.endpoint, token };
+      const candidate = { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
+      try {
+        await probe(candidate.client);
+        return candidate;
+      } catch (e) {
+        if (statusOf(e) !== 401) return candidate;
+      }
+    }
+    return primary;
+  }
+
+  /** The body of {@link clusterProvider.delete}. */
+  async function removeCluster(id: string, raw: Record<string, unknown>): Promise<void> {
+    const props = raw as unknown as Partial<ClusterOutputs>;
+    const { client, connection } = await connectExisting(props.connection, id);
+    const secrets = [connection.token];
+    const timeouts = resolveTimeouts(props.__timeouts);
+    const startedAt = clock().now();
+    const deadline = startedAt + timeouts.deleteMs;
+    const onProgress = progressFor(props.__urn);
+    const waits = waitsFor({ client, id, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
+
+    /** Gone while waiting for it to settle: nothing left to delete. */
+    let goneMeanwhile = false;
+    try {
+      await retryWhileBusy(
+        () => client.deleteCluster(id),
+        async (busy) => {
+          if (clock().now() >= deadline) throw busy;
+          // Busy with another operation: wait until it settles, then ask again.
+          onProgress?.("waiting for the cluster to finish its current operation before deleting");
+          try {
+            await waits.running();
+          } catch (w) {
+            if (w instanceof WaitError && w.reason === "gone") {
+              goneMeanwhile = true;
+              throw w;
+            }
+            // "error" (DELETE is allowed then) or already "deleting": just try the DELETE again.
+            if (!(w instanceof WaitError) || w.reason !== "failed") {
+              throw new Error(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
+            }
+          }
+        },
+      );
+      forgetReads(client);
+    } catch (e) {
+      if (goneMeanwhile || isNotFoundError(e)) return;
+      if (e instanceof Error && e.message.startsWith(`deleting cluster ${id} failed:`)) throw e;
+      throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
+    }
+    onProgress?.("deleting");
+    try {
+      await waits.gone();
+    } catch (e) {
+      throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+    }
+    await endProgress(props.__urn, `deleted: cluster ${id} is gone`);
+  }
+
+  /**
+   * The provider implementation, in the shape of `pulumi.dynamic.ResourceProvider`. Every method
+   * resolves the connection itself (explicit inputs, then stack config, then environment).
+   */
+  const provider = {
+    /**
+     * Called once by the host after it deserializes the provider, with the stack's configuration.
+     * Keeps `cms:endpoint` and `cms:token` for later calls in this process (the host process; the
+     * serialized provider never holds them).
+     */
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+      configured = dropEmpty({
+        endpoint: req.config.get(CONFIG_ENDPOINT_KEY),
+        token: req.config.get(CONFIG_TOKEN_KEY),
+      });
+    },
+
+    /**
+     * Validate inputs and fill defaults; see `check.ts`. Makes no API call.
+     *
+     * The engine calls it with the old inputs for a resource in the state, and once more without
+     * them when it replaces the resource (only the call without them for `up --replace`). A
+     * replacement is recognised from the first call (see `StateMemory`) or from the name the
+     * program read from the state (`__inState`): it gets the next auto-name generation, and no call keeps
+     * the `import` id, which the engine ignores once the resource is in the state (a replacement
+     * must create a cluster, not adopt the one it replaces or has just deleted).
+     */
+    async check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
+      const urn = typeof news.__urn === "string" ? news.__urn : undefined;
+      const inState = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
+      if (inState && urn) stateMemory.remember(urn, olds);
+      // Replaced: after a check with olds in this process, or (for `--replace`, which skips that
+      // check) as the program read it from the state.
+      const recorded = news.__inState as { name?: unknown } | undefined;
+      const replaced = inState ? undefined : (stateMemory.previous(urn) ?? (recorded?.name ? { name: recorded.name } : undefined));
+      const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
+      const { inputs, failures } = checkCluster(olds, news, { generation });
+      delete inputs.__inState;
+      // Before any API call, in `preview` too: a pull request's preview fails as its merge's `up`
+      // would when no endpoint or token is configured (unless the connection is computed later).
+      if (!containsUnknown(news.connection)) {
+        resolveConnection({
+          explicit: dropEmpty((inputs.connection as ConnectionInputs | undefined) ?? {}),
+          config: configured,
+          env: settings.env ?? process.env,
+        });
+      }
+      // When this check leads to a create (no olds), the engine stores its inputs in a pending
+      // operation first: the time lets `cms-recover` tell a cluster this create made from one that
+      // carried the same name before (see src/recover).
+      if (!inState) inputs.__requestedAt = new Date().toISOString();
+      if (inState || replaced) {
+        delete inputs.__import;
+      } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {
+        // Importing compares the program with the existing cluster, so the name must be the user's.
+        failures.push({
+          property: "name",
+          reason: "name is required with the import option: set it to the existing cluster's name",
+        });
+      }
+      return { inputs, failures };
+    },
+
+    /** Compare state with the program; see `diff.ts`. Makes no API call. */
+    async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+      return diffCluster(olds, news);
+    },
+
+    /**
+     * POST the cluster, wait until it is running, fetch its kubeconfig. Instead of POSTing, take
+     * the cluster named by the `import` option, or the one an interrupted earlier run of this
+     * resource created (see `adoption.ts`). Once the cluster exists, every failure is a
+     * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
+     */
+    async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
+      const inputs = raw as unknown as ClusterInputs;
+      const onProgress = progressFor(inputs.__urn);
+      const { client, connection } = connect(inputs.connection, onProgress);
+      const secrets = [connection.token];
+      const timeouts = resolveTimeouts(inputs.__timeouts);
+      const startedAt = clock().now();
+
+      let first: ApiCluster | ApiClusterSummary | undefined;
+      if (inputs.__import) {
+        first = await adoptImported(client, inputs, secrets);
+        onProgress?.(`importing ${first.id} (status ${first.status})`);
+      } else {
+        first = await findLeftover(client, inputs, stateMemory.previous(inputs.__urn)?.name, secrets);
+        if (first && inputs.__urn) {
+          await warnFor(
+            inputs.__urn,
+            `cluster ${first.id} ("${first.name}", ${first.status}) was created for this resource by an earlier run that was interrupted: it is taken over instead of creating another`,
+          );
+        }
+      }
+      if (!first) {
+        try {
+          first = await client.createCluster(toCreateRequest(inputs));
+        } catch (e) {
+          // Nothing was created (the client reconciles lost replies before giving up).
+          throw new Error(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`);
+        }
+        forgetReads(client);
+        onProgress?.(`${first.status}: cluster ${first.id} accepted`);
+      }
+      const id = first.id;
+
+      let last: ApiCluster | ApiClusterSummary = first;
+      try {
+        last =
+          first.status === "running" && "endpoint" in first
+            ? (first as ApiCluster)
+            : await waitsFor({ client, id, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress }).running();
+        const kubeconfig = await client.getKubeconfig(id);
+        await endProgress(inputs.__urn, `running: cluster ${id} ready`);
+        return { id, outs: toOutputs(last, inputs, kubeconfig) };
+      } catch (e) {
+        if (e instanceof WaitError && e.reason === "gone") {
+          // Deleted behind our back: there is nothing left to keep in the stack.
+          throw new Error(`${e.message}; nothing was kept in the stack`);
+        }
+        const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
+        const why = safeMessage(e, secrets);
+        const hint = seen?.status === "error" ? ERROR_STATUS_HINT : nextSteps(inputs.__urn);
+        // The message with its hint is also the init error the CLI shows (the host shows reasons).
+        throw new ClusterInitError(
+          `cluster ${id} was created but is not ready: ${why}. ${hint}`,
+          id,
+          partialOutputs(seen, inputs, undefined),
+        );
+      }
+    },
+
+    /**
+     * Refresh from the API. Returns `inputs` too, with the actual `workers`/`nodeSize`, so a
+     * refresh followed by `up` puts back what the program says.
+     *
+     * A cluster that is gone (404), or being deleted although this stack did not delete it (the
+     * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
+     * and the next `up` creates a new one.
+     *
+     * Also serves `Cluster.get`, where the state holds no cluster yet: there, a missing, hidden or
+     * deleting cluster fails the run naming the id, since an empty result would record a resource
+     * without a kubeconfig and anything built on it would fall back to some other cluster.
+     */
+    async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
+      const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
+      const getting = props.name === undefined && props.status === undefined && props.createdAt === undefined;
+      const { client, connection } = await connectExisting(props.connection, id, (c) => readCluster(c, id));
+      const secrets = [connection.token];
+      let cluster: ApiCluster;
+      let fresh: string;
+      try {
+        // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
+        cluster = await readCluster(client, id);
+        if (cluster.status === "deleting") {
+          if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
+          if (props.__urn) {
+            await warnFor(
+              props.__urn,
+              `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
+            );
+          }
+          return {};
+        }
+        fresh = await client.getKubeconfig(id);
+      } catch (e) {
+        if (getting) {
+          if (isNotFoundError(e) || statusOf(e) === 403) {
+            throw new Error(`Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets)})`);
+          }
+          if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
+        } else if (isNotFoundError(e)) {
+          return {};
+        }
+        throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
+      }
+      const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
+      return {
+        id: cluster.id,
+        props: toOutputs(cluster, props, kubeconfig),
+        inputs: toInputsAfterRead(cluster, props),
+      };
+    },
+
+    /**
+     * One PATCH with just the changed fields; while the cluster is busy (409) wait for it to be
+     * running and try again; then wait for running. Also the path the engine takes on the `up`
+     * after a partial failure: with nothing to change it waits for the cluster, or reports clearly
+     * that it is in `error`.
+     */
+    async update(id: string, oldsRaw: Record<string, unknown>, newsRaw: Record<string, unknown>) {
+      const olds = oldsRaw as unknown as ClusterOutputs;
+      const news = newsRaw as unknown as ClusterInputs;
+      const onProgress = progressFor(news.__urn);
+      const { client, connection } = connect(news.connection, onProgress);
+      const secrets = [connection.token];
+      const timeouts = resolveTimeouts(news.__timeouts);
+      const startedAt = clock().now();
+      const patch = toUpdateRequest(olds, news);
+      const waits = waitsFor({ client, id, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
+
+      let last: ApiCluster | undefined;
+      try {
+        if (Object.keys(patch).length > 0) {
+          last = await retryWhileBusy(
+            () => client.updateCluster(id, patch),
+            async () => {
+              // Busy (provisioning, scaling, upgrading...): wait for running, then send it again.
+              onProgress?.("waiting for the cluster to finish its current operation");
+              last = await waits.running();
+            },
+          );
+          forgetReads(client);
+          onProgress?.(`${last.status}: ${describePatch(patch)}`);
+        } else {
+          last = await client.getCluster(id);
+        }
+        if (last.status !== "running") last = await waits.running();
+        // Scaling or resizing does not change the credentials: keep the kubeconfig already in
+        // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
+        // the up after a create that failed before its kubeconfig was read.
+        const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
+        await endProgress(news.__urn, `running: ${describeCluster(last)}`);
+        return { outs: toOutputs(last, news, kubeconfig) };
+      } catch (e) {
+        const why = safeMessage(e, secrets);
+        if (isNotFoundError(e) || (e instanceof WaitError && e.reason === "gone")) {
+          throw new Error(
+            `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
+          );
+        }
+        if (!last && !(e instanceof WaitError)) {
+          // The PATCH itself was refused (validation, permission...): nothing changed.
+          throw new Error(`updating cluster ${id} failed: ${why}`);
+        }
+        const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
+        const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;
+        throw new ClusterInitError(
+          `cluster ${id} did not finish updating: ${why}.${hint}`,
+          id,
+          partialOutputs(seen, news, olds.kubeconfig),
+        );
+      }
+    },
+
+    /**
+     * DELETE (404 counts as done; 409 while busy waits and tries again), then wait until the
+     * cluster is gone (404).
+     */
+    async delete(id: string, raw: Record<string, unknown>): Promise<void> {
+      try {
+        await removeCluster(id, raw);
+      } catch (e) {
+        throw withoutHostEcho(e);
+      }
+    },
+  };
+
+  return Object.assign(provider, {
+    setSettings(next: ProviderSettings): ProviderSettings {
+      const previous = settings;
+      settings = next;
+      return previous;
+    },
+    resetConfigured(): void {
+      configured = {};
+    },
+  });
+}
+
+/** The provider every stack's serialized provider loads (see `serializable.ts`). */
+export const clusterProvider = createClusterProvider();
+
+/** Replace the default provider's {@link ProviderSettings}; returns the previous ones (tests). */
+export function setProviderSettings(next: ProviderSettings): ProviderSettings {
+  return clusterProvider.setSettings(next);
+}
+
+/** Forget what `configure` stored in the default provider (tests). */
+export function resetConfiguredConnection(): void {
+  clusterProvider.resetConfigured();
 }
 
 /**

@@ -6,6 +6,8 @@ export { serializableProvider, implementationSpecifier, IMPLEMENTATION_FILE } fr
 export { importMismatches } from "./adoption";
 export {
   clusterProvider,
+  createClusterProvider,
+  type ClusterProvider,
   resetConfiguredConnection,
   setProviderSettings,
   type ProviderSettings,

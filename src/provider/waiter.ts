@@ -214,3 +214,16 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
     }
   }
 }
+
+/** {@link waitForCluster} until `running`: the cluster as seen then. */
+export async function waitForRunning(options: Omit<WaitOptions, "target">): Promise<ApiCluster> {
+  const cluster = await waitForCluster({ ...options, target: "running" });
+  // A wait for "running" ends with the cluster or with a WaitError; never empty-handed.
+  if (!cluster) throw new WaitError(`cluster ${options.id} is gone`, "gone");
+  return cluster;
+}
+
+/** {@link waitForCluster} until the cluster is gone (404); node counts are not needed for it. */
+export async function waitForGone(options: Omit<WaitOptions, "target" | "countNodes">): Promise<void> {
+  await waitForCluster({ ...options, target: "gone", countNodes: false });
+}
