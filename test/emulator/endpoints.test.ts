@@ -1,4 +1,4 @@
-/** Item 1: every endpoint, field and status of the spec, over real HTTP. */
+/** every endpoint, field and status of the service's API, over real HTTP. */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-/** Item 4: 400 validation_failed naming the field and the rule, and no state change. */
+/** 400 validation_failed naming the field and the rule, and no state change. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
 import { type Api, clusterBody, start } from "./helpers";

@@ -1,4 +1,4 @@
-/** Item 7: --state FILE keeps clusters, nodes and their progress across restarts. */
+/** --state FILE keeps clusters, nodes and their progress across restarts. */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
