@@ -1,4 +1,4 @@
-/** tokens — permissions × scopes, expiry, 401/403 bodies, control-API guard. */
+/** Tokens — permissions × scopes, expiry, 401/403 bodies, control-API guard. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator, type TokenSpec } from "../../src/emulator";
 import { type Api, clusterBody, start } from "./helpers";

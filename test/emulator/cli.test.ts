@@ -1,4 +1,4 @@
-/** the standalone command, started as a child process from the compiled output. */
+/** The standalone command, started as a child process from the compiled output. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-/** the control API, every route through HTTP (controlClient), and faults. */
+/** The control API, every route through HTTP (controlClient), and faults. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { controlClient, ControlError, ManualClock, type EmulatorControl, type RunningEmulator } from "../../src/emulator";

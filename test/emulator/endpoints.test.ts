@@ -1,4 +1,4 @@
-/** every endpoint, field and status of the service's API, over real HTTP. */
+/** Every endpoint, field and status of the service's API, over real HTTP. */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-/** statuses derived from time — staggered nodes, scaling, deleting, failures, upgrades. */
+/** Statuses derived from time — staggered nodes, scaling, deleting, failures, upgrades. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
 import { type Api, clusterBody, start, until } from "./helpers";

@@ -1,4 +1,4 @@
-/** per-token, per-plan rate limits in fixed 60 s windows. */
+/** Per-token, per-plan rate limits in fixed 60 s windows. */
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
 import { type Api, clusterBody, start } from "./helpers";
