@@ -7,6 +7,7 @@
  *
  * Pure apart from the default `env` argument. Messages never contain the token.
  */
+import { normalizeEndpoint } from "../client/options";
 import type { ConnectionInputs } from "./types";
 
 /** Stack configuration keys. */
@@ -45,14 +46,6 @@ export class ConnectionError extends Error {
 }
 
 const present = (v: string | undefined | null): v is string => typeof v === "string" && v.trim() !== "";
-
-/**
- * Normalise a base URL: trim it, drop trailing slashes and a trailing `/v1` (the client adds
- * the version prefix itself).
- */
-export function normalizeEndpoint(endpoint: string): string {
-  return endpoint.trim().replace(/\/+$/, "").replace(/\/v1$/, "");
-}
 
 /**
  * Pick each setting from the most specific source that has it.

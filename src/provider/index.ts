@@ -57,7 +57,6 @@ export {
 export { chooseKubeconfig, kubeconfigIdentity, canonicalJson } from "./kubeconfig";
 export {
   resolveConnection,
-  normalizeEndpoint,
   ConnectionError,
   CONFIG_ENDPOINT_KEY,
   CONFIG_TOKEN_KEY,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionError, normalizeEndpoint, resolveConnection } from "../../src/provider/connection";
+import { normalizeEndpoint } from "../../src/client/options";
+import { ConnectionError, resolveConnection } from "../../src/provider/connection";
 
 const env = { CMS_ENDPOINT: "http://env:1", CMS_TOKEN: "env-token" };
 
