@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compileExample, copyExample, EXAMPLES, removeDir, REPO } from "./workspace";
+import { PINNED_PULUMI_VERSION } from "../lifecycle/harness.mjs";
 
 const made: string[] = [];
 afterAll(() => made.forEach(removeDir));
@@ -18,7 +19,7 @@ describe.each(EXAMPLES)("examples/%s", (name) => {
     }
     const pkg = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8"));
     expect(pkg.dependencies["pulumi-cms"]).toBe("file:../..");
-    expect(pkg.dependencies["@pulumi/pulumi"]).toBe("3.248.0");
+    expect(pkg.dependencies["@pulumi/pulumi"]).toBe(PINNED_PULUMI_VERSION);
     expect(fs.readFileSync(path.join(source, "Pulumi.yaml"), "utf8")).toMatch(/^runtime:\n {2}name: nodejs/m);
   });
 });

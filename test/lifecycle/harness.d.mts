@@ -3,6 +3,8 @@ import type { EmulatorOptions, RunningEmulator } from "../../src/emulator";
 import type { ApiCluster } from "../../src/client/types";
 
 export declare const REPO_ROOT: string;
+/** The `@pulumi/pulumi` of package.json's devDependencies: the Pulumi version everything is pinned to. */
+export declare const PINNED_PULUMI_VERSION: string;
 export declare const CLUSTER_TYPE: string;
 export declare const PULUMI_BINARIES: string[];
 export declare const DEFAULT_COMMAND_TIMEOUT_MS: number;

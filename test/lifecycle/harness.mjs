@@ -32,6 +32,15 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 const require = createRequire(import.meta.url);
 
+/**
+ * The Pulumi version everything here is pinned to, read from one place: the `@pulumi/pulumi` of
+ * package.json's devDependencies (scripts/ensure-pulumi builds the CLI of the same version;
+ * test/lifecycle/pinned-version.test.ts keeps the two equal).
+ */
+export const PINNED_PULUMI_VERSION = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).devDependencies[
+  "@pulumi/pulumi"
+];
+
 /** The dynamic resource's type token, as it appears in URNs and state. */
 export const CLUSTER_TYPE = "pulumi-nodejs:dynamic/cms:Cluster";
 
@@ -52,7 +61,7 @@ export class PulumiNotFoundError extends Error {
       `The lifecycle tests drive the real Pulumi CLI, and no usable one was found: ${detail}\n` +
         "Put it on PATH (with pulumi-language-nodejs and pulumi-resource-pulumi-nodejs beside it), e.g.\n" +
         '    export PATH="$(scripts/ensure-pulumi | tail -n1):$PATH"\n' +
-        "(scripts/ensure-pulumi builds Pulumi v3.248.0 from Go modules when needed: Go >= 1.25, 10-30 min cold).\n" +
+        `(scripts/ensure-pulumi builds Pulumi v${PINNED_PULUMI_VERSION} from Go modules when needed: Go >= 1.25, about 7 min cold).\n` +
         "To skip these tests deliberately, set CMS_SKIP_LIFECYCLE=1.",
     );
     this.name = "PulumiNotFoundError";
@@ -82,7 +91,7 @@ function whichOnPath(name, pathValue = process.env.PATH ?? "") {
 /** The ensure-pulumi cache's bin directory (what `npm run demo` fills). */
 export function cachedPulumiBinDir() {
   const root = process.env.PULUMI_CMS_CACHE || path.join(os.homedir(), ".cache", "pulumi-cms");
-  return path.join(root, "pulumi-v3.248.0", "bin");
+  return path.join(root, `pulumi-v${PINNED_PULUMI_VERSION}`, "bin");
 }
 
 function hasAllBinaries(dir) {
@@ -92,7 +101,7 @@ function hasAllBinaries(dir) {
 let pulumiPromise;
 
 /** Oldest CLI the suite runs with (the version of the @pulumi/pulumi npm SDK it uses). */
-export const MIN_PULUMI_VERSION = "3.248.0";
+export const MIN_PULUMI_VERSION = PINNED_PULUMI_VERSION;
 
 function versionAtLeast(have, min) {
   const a = have.replace(/^v/, "").split(/[.-]/).map(Number);
