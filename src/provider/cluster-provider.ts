@@ -38,6 +38,8 @@ export interface ProviderSettings {
   schedule?: PollSchedule;
   /** Environment to read `CMS_ENDPOINT` / `CMS_TOKEN` from; `process.env` by default. */
   env?: Record<string, string | undefined>;
+  /** Share status polls between clusters waited on together (see `WaitOptions.sharedPolling`). */
+  sharedPolling?: boolean;
 }
 
 // Inside the dynamic-provider host: exit when the engine that started us is gone (a killed job).
@@ -178,6 +180,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       ...op,
       schedule: settings.schedule,
       clock: settings.clock,
+      sharedPolling: settings.sharedPolling,
       onProgress: op.onProgress && ((line: string) => op.onProgress?.(line)),
     };
     return { running: () => waitForRunning(options), gone: () => waitForGone(options) };

@@ -118,6 +118,12 @@ export interface WaitOptions {
   schedule?: PollSchedule;
   /** Time source; {@link SYSTEM_CLOCK} by default. */
   clock?: Clock;
+  /**
+   * Share polls with the other clusters of this endpoint + token waited on in this process (one
+   * listing serves them all; shared-poll.ts). Default: on with the system clock, off with an
+   * injected one, whose virtual time the shared poller's real timers would not follow.
+   */
+  sharedPolling?: boolean;
 }
 
 /**
@@ -137,9 +143,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   let polls = 0;
   let nodes: ApiNodeList | undefined;
   let nodesListedAt: number | undefined;
-  // In real time, clusters of one endpoint + token waited on together share their polls: one
-  // listing serves them all (shared-poll.ts). With an injected clock each polls on its own.
-  const shared = clock === SYSTEM_CLOCK ? sharedPollerFor(options.client) : undefined;
+  const shared = (options.sharedPolling ?? clock === SYSTEM_CLOCK) ? sharedPollerFor(options.client) : undefined;
 
   for (;;) {
     const now = clock.now();
