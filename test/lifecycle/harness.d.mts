@@ -16,7 +16,6 @@ export declare const TEST_PASSPHRASE: string;
 
 export declare function lifecycleSkipped(): boolean;
 export declare class PulumiNotFoundError extends Error {}
-export declare const MIN_PULUMI_VERSION: string;
 export declare function cachedPulumiBinDir(): string;
 export declare function findPulumi(): Promise<{ binDir: string; pulumi: string; version: string }>;
 

@@ -100,9 +100,6 @@ function hasAllBinaries(dir) {
 
 let pulumiPromise;
 
-/** Oldest CLI the suite runs with (the version of the @pulumi/pulumi npm SDK it uses). */
-export const MIN_PULUMI_VERSION = PINNED_PULUMI_VERSION;
-
 function versionAtLeast(have, min) {
   const a = have.replace(/^v/, "").split(/[.-]/).map(Number);
   const b = min.split(".").map(Number);
@@ -140,8 +137,10 @@ export function findPulumi() {
       const res = await execFile(pulumi, ["version"], { env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" }, timeoutMs: 60_000 });
       const version = res.stdout.trim().split("\n").pop() ?? "";
       if (res.code !== 0) tried.push(`\`${pulumi} version\` failed: ${res.output.trim().slice(0, 200)}`);
-      else if (!/^v?\d+\.\d+\.\d+/.test(version) || !versionAtLeast(version, MIN_PULUMI_VERSION)) {
-        tried.push(`${pulumi} is ${version || "of unknown version"}, older than v${MIN_PULUMI_VERSION}`);
+      else if (!/^v?\d+\.\d+\.\d+/.test(version) || !versionAtLeast(version, PINNED_PULUMI_VERSION)) {
+        tried.push(
+          `${pulumi} is ${version || "of unknown version"}, older than v${PINNED_PULUMI_VERSION} (the oldest the suite runs with)`,
+        );
       } else return { binDir, pulumi, version };
     }
     throw new PulumiNotFoundError(`${tried.join("; ")}.`);
