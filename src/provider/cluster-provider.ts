@@ -186,6 +186,11 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     return { running: () => waitForRunning(options), gone: () => waitForGone(options) };
   }
 
+  /** The connection of a resource: its explicit one, then the stack configuration, then the environment. */
+  function resolve(explicit: ConnectionInputs | undefined): Connection {
+    return resolveConnection({ explicit: dropEmpty(explicit ?? {}), config: configured, env: settings.env ?? process.env });
+  }
+
   /**
    * Resolve the connection for a resource and open a client. The token stays inside the client.
    * With `onProgress`, each retry the client waits for is shown (an unreachable endpoint, 5xx,
@@ -195,11 +200,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     explicit: ConnectionInputs | undefined,
     onProgress?: (line: string) => void,
   ): { client: CmsClient; connection: Connection } {
-    const connection = resolveConnection({
-      explicit: dropEmpty(explicit ?? {}),
-      config: configured,
-      env: settings.env ?? process.env,
-    });
+    const connection = resolve(explicit);
     const extra = settings.clientOptions?.onRetry;
     const onRetry: ClientOptions["onRetry"] =
       onProgress || extra
@@ -358,11 +359,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       // Before any API call, in `preview` too: a pull request's preview fails as its merge's `up`
       // would when no endpoint or token is configured (unless the connection is computed later).
       if (!containsUnknown(news.connection)) {
-        resolveConnection({
-          explicit: dropEmpty((inputs.connection as ConnectionInputs | undefined) ?? {}),
-          config: configured,
-          env: settings.env ?? process.env,
-        });
+        resolve(inputs.connection as ConnectionInputs | undefined);
       }
       // When this check leads to a create (no olds), the engine stores its inputs in a pending
       // operation first: the time lets `cms-recover` tell a cluster this create made from one that

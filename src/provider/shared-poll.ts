@@ -162,11 +162,7 @@ export class SharedPoller {
     for (let page = 1; page <= pages && page <= 1000; page++) {
       const list = await this.client.listClusters({ page, perPage: MAX_PER_PAGE });
       for (const c of list.items) items.set(c.id, c);
-      if (page === 1) {
-        const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
-        const total = typeof list.total === "number" ? list.total : list.items.length;
-        pages = Math.max(1, Math.ceil(total / perPage));
-      }
+      if (page === 1) pages = listPageCount(list);
       if (list.items.length === 0) break;
     }
     this.pages = pages;
@@ -185,7 +181,15 @@ function goneError(id: string): NotFoundError {
   });
 }
 
-function isSharedPollClient(client: unknown): client is SharedPollClient {
+/** Pages of a listing, from its first page (`total` and `per_page` may be missing or odd). */
+export function listPageCount(list: ApiClusterList): number {
+  const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
+  const total = typeof list.total === "number" && list.total >= 0 ? list.total : list.items.length;
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+/** True for a client that can list and that names its connection (`CmsClient`; not a test double). */
+export function isSharedPollClient(client: unknown): client is SharedPollClient {
   const c = client as Partial<SharedPollClient> | null;
   return (
     !!c && typeof c.identity === "string" && c.identity !== "" && typeof c.getCluster === "function" && typeof c.listClusters === "function"

@@ -26,19 +26,15 @@
 import { MAX_PER_PAGE } from "../client/client";
 import type { ApiCluster, ApiClusterList } from "../client/types";
 import { processSingleton } from "./process-singleton";
+import { isSharedPollClient, listPageCount, type SharedPollClient } from "./shared-poll";
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
 export const PASS_GAP_MS = 5_000;
 /** The longest a pass's pages answer reads. */
 export const PASS_MAX_MS = 5 * 60_000;
 
-/** What a shared reader needs of a client: `CmsClient` has all of it. */
-export interface SharedReadClient {
-  /** Same value for clients of the same endpoint and token (the token is not in it). */
-  readonly identity: string;
-  getCluster(id: string): Promise<ApiCluster>;
-  listClusters(query: { page?: number; perPage?: number }): Promise<ApiClusterList>;
-}
+/** What a shared reader needs of a client: the same as the shared poller. */
+export type SharedReadClient = SharedPollClient;
 
 interface Pass {
   /** When the pass started, and when its last read came. */
@@ -81,7 +77,7 @@ export class SharedReader {
         pass.unusable = true;
         break;
       }
-      if (page === 1) pass.pageCount ??= pageCount(list);
+      if (page === 1) pass.pageCount ??= listPageCount(list);
       const found = list.items.find((c) => c?.id === id);
       if (found) {
         if (isFullCluster(found)) return found;
@@ -108,13 +104,6 @@ export class SharedReader {
   }
 }
 
-/** Pages of the listing, from its first page (`total` and `per_page`, both optional in practice). */
-function pageCount(list: ApiClusterList): number {
-  const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
-  const total = typeof list.total === "number" && list.total >= 0 ? list.total : list.items.length;
-  return Math.max(1, Math.ceil(total / perPage));
-}
-
 /** A list item that carries what a GET returns (a service may list abbreviated objects). */
 function isFullCluster(c: ApiCluster): boolean {
   return (
@@ -128,13 +117,6 @@ function isFullCluster(c: ApiCluster): boolean {
   );
 }
 
-function isSharedReadClient(client: unknown): client is SharedReadClient {
-  const c = client as Partial<SharedReadClient> | null;
-  return (
-    !!c && typeof c.identity === "string" && c.identity !== "" && typeof c.getCluster === "function" && typeof c.listClusters === "function"
-  );
-}
-
 const readers = processSingleton(Symbol.for("pulumi-cms.provider.shared-readers"), () => new Map<string, SharedReader>());
 
 /**
@@ -142,7 +124,7 @@ const readers = processSingleton(Symbol.for("pulumi-cms.provider.shared-readers"
  * (a test double), and reads stay one GET each.
  */
 export function sharedReaderFor(client: unknown): SharedReader | undefined {
-  if (!isSharedReadClient(client)) return undefined;
+  if (!isSharedPollClient(client)) return undefined;
   let reader = readers.get(client.identity);
   if (!reader) {
     reader = new SharedReader(client);
@@ -158,7 +140,7 @@ export function readCluster(client: SharedReadClient | Pick<SharedReadClient, "g
 
 /** Drop the pages of this client's connection (after a write through it). */
 export function forgetReads(client: unknown): void {
-  if (isSharedReadClient(client)) readers.get(client.identity)?.forget();
+  if (isSharedPollClient(client)) readers.get(client.identity)?.forget();
 }
 
 /** Forget every reader (tests that restart the emulator). */

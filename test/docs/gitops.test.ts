@@ -12,19 +12,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPulumi, lifecycleSkipped, REPO_ROOT, startLifecycleEmulator, type LifecycleEmulator } from "../lifecycle/harness.mjs";
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
+import { bashBlockAfter } from "../support/docs";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 6 * 60_000;
 const DOC = path.join(REPO_ROOT, "docs", "gitops.md");
-
-/** The first ```bash block after the heading `### <title>`. */
-function block(markdown: string, title: string): string {
-  const at = markdown.indexOf(`\n### ${title}\n`);
-  if (at < 0) throw new Error(`docs/gitops.md has no "### ${title}" section`);
-  const m = /```bash\n([\s\S]*?)```/.exec(markdown.slice(at));
-  if (!m) throw new Error(`docs/gitops.md: no bash block under "### ${title}"`);
-  return m[1];
-}
 
 const PROGRAM = `"use strict";
 const cms = require("pulumi-cms");
@@ -42,7 +34,11 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
   /** Run one job of the doc; resolves with its output, rejects with it on a non-zero exit. */
   async function job(title: string, { allowFailure = false } = {}): Promise<{ code: number; output: string }> {
     try {
-      const { stdout, stderr } = await execFile("bash", ["-eu", "-c", block(doc, title)], { cwd: repo, env, maxBuffer: 64 * 1024 * 1024 });
+      const { stdout, stderr } = await execFile("bash", ["-eu", "-c", bashBlockAfter(doc, `### ${title}`, "docs/gitops.md")], {
+        cwd: repo,
+        env,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       return { code: 0, output: stdout + stderr };
     } catch (e) {
       const err = e as { code?: number; stdout?: string; stderr?: string };

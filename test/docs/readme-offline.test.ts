@@ -10,18 +10,10 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
+import { bashBlockAfter, stillAnswering } from "../support/docs";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 6 * 60_000;
-
-/** The first ```bash block after the heading `## <title>` of `markdown`. */
-function blockAfter(markdown: string, heading: string): string {
-  const at = markdown.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`README.md has no "${heading}" section`);
-  const m = /```bash\n([\s\S]*?)```/.exec(markdown.slice(at));
-  if (!m) throw new Error(`README.md: no bash block under "${heading}"`);
-  return m[1];
-}
 
 describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator, pasted as written", () => {
   let work: string;
@@ -57,7 +49,7 @@ describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator
     "creates the cluster, destroys it, removes the stack and stops the emulator",
     async () => {
       const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-      const script = blockAfter(readme, "## Try it offline against the emulator");
+      const script = bashBlockAfter(readme, "## Try it offline against the emulator", "README.md");
       let output: string;
       try {
         const r = await execFile("bash", ["-eu", "-c", script], { cwd: project, env, maxBuffer: 64 * 1024 * 1024 });
@@ -70,16 +62,7 @@ describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator
       expect(output).toMatch(/Cluster\s+app\s+deleted/);
       // The emulator is gone: its port no longer answers.
       const port = /--port (\d+)/.exec(script)![1];
-      const deadline = Date.now() + 15_000;
-      let answering = true;
-      while (answering && Date.now() < deadline) {
-        answering = await fetch(`http://127.0.0.1:${port}/v1/clusters`).then(
-          () => true,
-          () => false,
-        );
-        if (answering) await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(answering).toBe(false);
+      expect(await stillAnswering(`http://127.0.0.1:${port}/v1/clusters`)).toBe(false);
     },
     STEP_TIMEOUT,
   );
