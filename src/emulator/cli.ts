@@ -36,6 +36,14 @@ Options:
   --upgrade-seconds S       duration of a console upgrade (default ${DEFAULT_TIMINGS.upgradeSeconds})
   --state FILE              keep clusters across restarts in FILE (default: memory only)
   --rate-limits LIST        override plan limits, e.g. enterprise=1000000 (benchmarks)
+  --kubernetes              back every cluster with a real Kubernetes API server: one
+                            kube-apiserver per cluster on a shared etcd (docs/kubernetes.md);
+                            the binaries come from KUBEBUILDER_ASSETS, the cache that
+                            scripts/ensure-kubernetes fills, or PATH
+  --kubernetes-bin DIR      the same, with kube-apiserver and etcd from DIR
+  --kubernetes-kubeconfig FILE
+                            instead, a namespace per cluster in the cluster FILE's current
+                            context reaches (kind, minikube, k3d)
   --log                     log one line per request (never headers or bodies)
   -h, --help                show this help
 `;
@@ -59,6 +67,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       "upgrade-seconds": { type: "string" },
       state: { type: "string" },
       "rate-limits": { type: "string" },
+      kubernetes: { type: "boolean" },
+      "kubernetes-bin": { type: "string" },
+      "kubernetes-kubeconfig": { type: "string" },
       log: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -89,6 +100,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (values.tokens !== undefined) opts.tokens = readTokensFile(values.tokens);
   if (values.state !== undefined) opts.statePath = values.state;
   if (values["rate-limits"] !== undefined) opts.planLimits = parsePlanLimits(values["rate-limits"]);
+  if (values["kubernetes-bin"] !== undefined && values["kubernetes-kubeconfig"] !== undefined) {
+    throw new Error("--kubernetes-bin and --kubernetes-kubeconfig exclude each other: run API servers, or use your cluster");
+  }
+  if (values.kubernetes || values["kubernetes-bin"] !== undefined || values["kubernetes-kubeconfig"] !== undefined) {
+    opts.kubernetes = {};
+    if (values["kubernetes-bin"] !== undefined) opts.kubernetes.binDir = values["kubernetes-bin"];
+    if (values["kubernetes-kubeconfig"] !== undefined) opts.kubernetes.kubeconfig = values["kubernetes-kubeconfig"];
+  }
   opts.logger = values.log ?? false;
   return opts;
 }

@@ -86,14 +86,18 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         state.markDeleting(c.id);
         state.onChange(c.id);
       }),
-    rotateKubeconfig: (clusterId) =>
-      sync(() => {
+    rotateKubeconfig: async (clusterId) => {
+      const c = await sync(() => {
         if (typeof clusterId !== "string") throw validationFailed("clusterId must be a string");
-        const c = state.get(clusterId);
-        if (!c) throw clusterNotFound(clusterId);
-        c.kubeconfig = newKubeconfigCredential();
-        state.onChange(c.id);
-      }),
+        const found = state.get(clusterId);
+        if (!found) throw clusterNotFound(clusterId);
+        return found;
+      });
+      if (state.kubernetes) await state.kubernetes.rotate(c);
+      else c.kubeconfig = newKubeconfigCredential();
+      state.onChange(c.id);
+      await state.durable();
+    },
     requestCounts: () => sync(() => Object.fromEntries(state.counts)),
     resetRequestCounts: () => sync(() => state.counts.clear()),
     addToken: (t: TokenSpec) => sync(() => state.tokens.add(toPrincipal(t))),

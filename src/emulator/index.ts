@@ -13,12 +13,14 @@ import { newAdminToken, newDevToken, toPrincipal } from "./auth";
 import { systemClock } from "./clock";
 import { createControl } from "./control";
 import { loadState, Persister } from "./persistence";
+import { startKubernetesBacking } from "./kubernetes";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
 export type {
   ConnectionLimits,
+  KubernetesOptions,
   EmulatorControl,
   EmulatorOptions,
   FaultSpec,
@@ -76,6 +78,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     persister = p;
   }
 
+  if (options.kubernetes) {
+    try {
+      state.kubernetes = await startKubernetesBacking(options.kubernetes, state, options.statePath);
+    } catch (e) {
+      await persister?.close();
+      throw e;
+    }
+  }
+
   const control = createControl(state);
   const app = buildServer(state, { logger: options.logger, adminToken, control, connections: options.connections });
   const host = options.host ?? "127.0.0.1";
@@ -93,6 +104,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        await state.kubernetes?.close();
         await persister?.close();
       })()),
   };

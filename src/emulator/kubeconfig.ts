@@ -21,8 +21,11 @@ function quoted(value: string): Scalar<string> {
 export function renderKubeconfig(c: ClusterRecord): string {
   const user = `${c.name}-admin`;
   const context = `admin@${c.name}`;
-  // A syntactically valid PEM wrapper around random bytes: clients that only decode it work.
-  const pem = `-----BEGIN CERTIFICATE-----\n${Buffer.from(c.kubeconfig.ca, "hex").toString("base64")}\n-----END CERTIFICATE-----\n`;
+  // Without a real API server: a syntactically valid PEM wrapper around random bytes, which
+  // clients that only decode it accept.
+  const pem =
+    c.kubeconfig.caPem ??
+    `-----BEGIN CERTIFICATE-----\n${Buffer.from(c.kubeconfig.ca, "hex").toString("base64")}\n-----END CERTIFICATE-----\n`;
   return stringify({
     apiVersion: "v1",
     kind: "Config",
@@ -33,7 +36,7 @@ export function renderKubeconfig(c: ClusterRecord): string {
       },
     ],
     users: [{ name: user, user: { token: c.kubeconfig.token } }],
-    contexts: [{ name: context, context: { cluster: quoted(c.name), user, namespace: "default" } }],
+    contexts: [{ name: context, context: { cluster: quoted(c.name), user, namespace: c.kubeconfig.namespace ?? "default" } }],
     "current-context": context,
     preferences: {},
   });

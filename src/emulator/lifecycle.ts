@@ -71,12 +71,28 @@ export interface ClusterRecord {
   nodes: NodeRecord[];
   /** Earliest time something is due; `settle` is a no-op before it. */
   nextAt: number;
-  /** Kubeconfig credential (a bearer token) and fake CA, changed by rotation. */
-  kubeconfig: { token: string; ca: string };
+  /** Kubeconfig credential (a bearer token) and CA, changed by rotation. */
+  kubeconfig: KubeconfigCredential;
   /** Picks the node addresses: 10.<subnet/256>.<subnet%256>.<host>. */
   subnet: number;
   /** Number of workers ever created, for node names. */
   workerSeq: number;
+}
+
+/**
+ * What a cluster's kubeconfig carries besides its endpoint. Without `--kubernetes` the token and
+ * CA are random; with it, the CA and a service account token of a real API server.
+ */
+export interface KubeconfigCredential {
+  token: string;
+  /** Random bytes (hex) standing in for a CA certificate when {@link caPem} is absent. */
+  ca: string;
+  /** The real API server's CA certificate(s) (`--kubernetes`). */
+  caPem?: string;
+  /** The service account behind {@link token} (`--kubernetes`). */
+  account?: string;
+  /** The context's namespace; `default` when absent. */
+  namespace?: string;
 }
 
 /** What POST /v1/clusters accepts once validated. */
@@ -104,6 +120,11 @@ export function clusterJson(c: ClusterRecord): string {
     jsonCache.set(c, text);
   }
   return text;
+}
+
+/** Drops the cached JSON of a cluster changed outside this module. */
+export function touch(c: ClusterRecord): void {
+  jsonCache.delete(c);
 }
 
 /** Splits `[start, start+duration]` into `k` consecutive windows; the last ends exactly at the end. */
@@ -220,7 +241,7 @@ export function provisionCluster(input: CreateInput, now: number, durationMs: nu
 }
 
 /** A fresh kubeconfig credential and CA. */
-export function newKubeconfigCredential(): { token: string; ca: string } {
+export function newKubeconfigCredential(): KubeconfigCredential {
   return { token: newSecret("kc_"), ca: newSecret("") };
 }
 

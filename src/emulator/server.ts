@@ -18,6 +18,7 @@ import type { ControlExtras } from "./control";
 import type { ConnectionLimits, EmulatorControl, Permission } from "./types";
 import { clusterJson } from "./lifecycle";
 import {
+  attachKubernetes,
   createCluster,
   deleteCluster,
   getCluster,
@@ -339,7 +340,8 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
           schema: { querystring: noQuery, body: createBody, response: { 201: clusterSummarySchema } },
           config: { permission: "write", action: "creating a cluster", globalScope: true },
           handler: async (req, reply) => {
-            const summary = createCluster(state, who(req), req.body);
+            let summary = createCluster(state, who(req), req.body);
+            if (state.kubernetes) summary = await attachKubernetes(state, summary.id);
             return reply.code(201).header("location", `/v1/clusters/${summary.id}`).send(summary);
           },
         }),
@@ -372,7 +374,8 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
         a.get<{ Params: Params }>(url, {
           schema: { querystring: noQuery },
           config: { permission: "read", action: "reading a kubeconfig" },
-          handler: async (req, reply) => reply.type("text/yaml; charset=utf-8").send(getKubeconfig(state, who(req), req.params.cluster_id)),
+          handler: async (req, reply) =>
+            reply.type("text/yaml; charset=utf-8").send(await getKubeconfig(state, who(req), req.params.cluster_id)),
         }),
     },
     "/v1/clusters/:cluster_id/nodes": {

@@ -6,6 +6,7 @@ import { settle, type ClusterRecord } from "./lifecycle";
 import { TokenStore } from "./auth";
 import { RateLimiter } from "./limits";
 import { FaultRegistry } from "./faults";
+import type { KubernetesBacking } from "./kubernetes/backing";
 import type { Plan, Timings } from "./types";
 
 /** Operation durations in milliseconds. */
@@ -43,6 +44,8 @@ export class EmulatorState {
   subnetSeq = 0;
   /** Called after every change worth persisting: of cluster `id`, or of everything (no id). */
   onChange: (id?: string) => void = () => {};
+  /** Real Kubernetes API servers behind the clusters (`--kubernetes`); absent without it. */
+  kubernetes?: KubernetesBacking;
   /** Resolves once every change so far is durable (on disk with `--state`); rejects if it cannot be. */
   durable: () => Promise<void> = () => Promise.resolve();
 

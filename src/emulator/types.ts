@@ -49,6 +49,26 @@ export interface EmulatorOptions {
   planLimits?: Partial<Record<Plan, number>>;
   /** Limits on connections; see {@link ConnectionLimits} for the defaults. */
   connections?: ConnectionLimits;
+  /**
+   * Back every cluster with a real Kubernetes API server, so that its kubeconfig works with
+   * kubectl and client libraries. Absent: kubeconfigs point at nothing (and nothing is started).
+   */
+  kubernetes?: KubernetesOptions;
+}
+
+/**
+ * Where clusters get their Kubernetes API (see {@link EmulatorOptions.kubernetes}):
+ * - `{}` or `{ binDir }`: one kube-apiserver per cluster on a shared etcd, run by the emulator
+ *   (`binDir` holds `kube-apiserver` and `etcd`; found automatically when absent: envtest's
+ *   `KUBEBUILDER_ASSETS`, the cache of `scripts/ensure-kubernetes`, `PATH`);
+ * - `{ kubeconfig }`: a namespace per cluster in a cluster you run (kind, minikube, k3d).
+ */
+export interface KubernetesOptions {
+  binDir?: string;
+  /** Data of etcd and the API servers; default `<state file>.kubernetes`, or a temporary directory. */
+  dataDir?: string;
+  /** Path of a kubeconfig whose current context may create namespaces, service accounts and role bindings. */
+  kubeconfig?: string;
 }
 
 /**

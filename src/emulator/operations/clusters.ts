@@ -104,6 +104,14 @@ export function createCluster(state: EmulatorState, p: Principal, body: CreateBo
   return toSummary(c);
 }
 
+/** Gives a just-created cluster its Kubernetes API server (`--kubernetes`): the answer carries its endpoint. */
+export async function attachKubernetes(state: EmulatorState, id: string): Promise<ApiClusterSummary> {
+  const c = state.clusters.get(id);
+  if (!c) throw new Error(`cluster ${id} vanished while being created`);
+  await state.kubernetes?.attach(c);
+  return toSummary(c);
+}
+
 /** Finds a cluster the token may act on: 404 when unknown, then 403 when out of scope. */
 export function findCluster(state: EmulatorState, p: Principal, id: string, action: string): ClusterRecord {
   const c = state.get(id);

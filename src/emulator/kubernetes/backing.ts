@@ -1,0 +1,268 @@
+/**
+ * `--kubernetes`: clusters whose kubeconfigs reach a real Kubernetes API server.
+ *
+ * - A kubeconfig's credential is a service account token (TokenRequest API) bound to
+ *   cluster-admin, or to `admin` of the cluster's namespace ({@link Placement.scope}).
+ *   Rotation creates the next account and deletes the previous one, whose tokens the API server
+ *   then refuses. A kubeconfig is handed out only once its API server is ready.
+ * - The emulated nodes appear as Node objects with the API's node names, Ready when the node is
+ *   `ready`; they follow scaling, resizing, upgrades and deletion.
+ * - A cluster that is gone (deleted, reset) has its API server stopped and its data dropped.
+ *
+ * The emulated lifecycle stays what it is (timestamps, applied when read, see lifecycle.ts); a
+ * timer here reads each backed cluster to bring its Kubernetes side along.
+ */
+import type { ClusterRecord, NodeRecord } from "../lifecycle";
+import { touch } from "../lifecycle";
+import type { EmulatorState } from "../state";
+import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
+import type { ClusterPlacement, Placement } from "./placement";
+
+/** How often backed clusters are read to bring their Node objects along. */
+const SYNC_INTERVAL_MS = 250;
+/** Ten years: the credential lives until rotation or deletion, like the emulated one. */
+const TOKEN_SECONDS = 10 * 365 * 24 * 3600;
+/** Namespace of the service accounts of `cluster`-scoped placements. */
+const ACCOUNTS_NAMESPACE = "kube-system";
+/** Node statuses in which a node is registered with the API server (a kubelet has joined). */
+const REGISTERED = new Set(["joining", "ready", "draining", "not_ready", "deleting"]);
+
+interface Backed {
+  cluster: ClusterRecord;
+  placement: ClusterPlacement;
+  /** The admin connection, once the credential of the kubeconfig has been issued. */
+  ready: Promise<KubeConnection>;
+  /** Node name → what was last applied of it. */
+  applied?: Map<string, string>;
+  syncing: boolean;
+}
+
+export class KubernetesBacking {
+  private readonly backed = new Map<string, Backed>();
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly placement: Placement,
+    private readonly state: EmulatorState,
+    private readonly log: (message: string) => void,
+    private readonly cleanup: () => void = () => {},
+  ) {
+    this.timer = setInterval(() => this.tick(), SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Gives a new (or, at start, restored) cluster its Kubernetes API; sets its endpoint. */
+  async attach(c: ClusterRecord): Promise<void> {
+    const placement = await this.placement.place(c.id, c.endpoint);
+    c.endpoint = placement.endpoint;
+    c.kubeconfig.namespace = placement.namespace;
+    touch(c);
+    const ready = placement.ready.then(async ({ admin, caPem }) => {
+      if (c.kubeconfig.account === undefined || c.kubeconfig.caPem !== caPem) await this.issue(c, admin, caPem);
+      return admin;
+    });
+    ready.catch((e: Error) => this.log(`cluster ${c.id}: ${e.message}`));
+    this.backed.set(c.id, { cluster: c, placement, ready, syncing: false });
+    this.state.onChange(c.id);
+  }
+
+  /** Resolves once `c`'s kubeconfig works; rejects when its API server could not start. */
+  async ready(c: ClusterRecord): Promise<void> {
+    await this.backed.get(c.id)?.ready;
+  }
+
+  /** A new credential for `c`'s kubeconfig; the previous one stops working. */
+  async rotate(c: ClusterRecord): Promise<void> {
+    const entry = this.backed.get(c.id);
+    if (!entry) return;
+    const admin = await entry.ready;
+    const previous = c.kubeconfig.account;
+    const previousToken = c.kubeconfig.token;
+    await this.issue(c, admin, c.kubeconfig.caPem ?? "");
+    if (previous === undefined) return;
+    await this.revoke(c, admin, previous);
+    // The API server caches a token's authentication for up to 10 s (not configurable): rotation
+    // is done once the old token is refused.
+    await refused({ ...admin, token: previousToken });
+  }
+
+  /** A new service account, its role binding and a token; recorded in `c.kubeconfig`. */
+  private async issue(c: ClusterRecord, admin: KubeConnection, caPem: string): Promise<void> {
+    const generation = Number(c.kubeconfig.account?.match(/-(\d+)$/)?.[1] ?? 0) + 1;
+    const account = `cms-kubeconfig-${generation}`;
+    const ns = this.accountNamespace(c);
+    await kubeCall(admin, "POST", `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: account } }, [409]);
+    const binding = {
+      metadata: { name: account },
+      // Bound in a namespace (a RoleBinding), cluster-admin grants everything in that namespace
+      // only. Not the `admin` role: its rules are aggregated by a controller that a bare API
+      // server does not run.
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ kind: "ServiceAccount", name: account, namespace: ns }],
+    };
+    const bindings =
+      this.placement.scope === "cluster"
+        ? "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+        : `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`;
+    await kubeCall(admin, "POST", bindings, binding, [409]);
+    const res = await kubeCall(admin, "POST", `/api/v1/namespaces/${ns}/serviceaccounts/${account}/token`, {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: { expirationSeconds: TOKEN_SECONDS },
+    });
+    const token = (res.body as { status?: { token?: string } }).status?.token;
+    if (!token) throw new Error(`the API server issued no token for ${ns}/${account}`);
+    c.kubeconfig = { ...c.kubeconfig, token, caPem, account };
+    touch(c);
+    this.state.onChange(c.id);
+  }
+
+  private async revoke(c: ClusterRecord, admin: KubeConnection, account: string): Promise<void> {
+    const ns = this.accountNamespace(c);
+    await kubeCall(admin, "DELETE", `/api/v1/namespaces/${ns}/serviceaccounts/${account}`, undefined, [404]);
+    const bindings =
+      this.placement.scope === "cluster"
+        ? "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+        : `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`;
+    await kubeCall(admin, "DELETE", `${bindings}/${account}`, undefined, [404]);
+  }
+
+  private accountNamespace(c: ClusterRecord): string {
+    return this.placement.scope === "cluster" ? ACCOUNTS_NAMESPACE : (c.kubeconfig.namespace ?? "default");
+  }
+
+  private tick(): void {
+    if (this.closed) return;
+    for (const [id, entry] of this.backed) {
+      if (entry.syncing) continue;
+      const c = this.state.get(id);
+      entry.syncing = true;
+      const work = c ? this.syncNodes(c, entry) : this.release(id, entry);
+      work
+        .catch((e: Error) => this.log(`cluster ${id}: ${e.message}`))
+        .finally(() => {
+          entry.syncing = false;
+        });
+    }
+  }
+
+  /**
+   * The cluster is gone: its API server stops and its data goes. In a shared cluster the
+   * credential is revoked first, and awaited: the namespace's contents outlive it until that
+   * cluster's controllers clean up.
+   */
+  private async release(id: string, entry: Backed): Promise<void> {
+    this.backed.delete(id);
+    const { account, token } = entry.cluster.kubeconfig;
+    if (this.placement.scope === "namespace" && account !== undefined) {
+      const admin = await entry.ready.catch(() => undefined);
+      if (admin) {
+        await this.revoke(entry.cluster, admin, account);
+        await refused({ ...admin, token });
+      }
+    }
+    await entry.placement.stop();
+  }
+
+  private async syncNodes(c: ClusterRecord, entry: Backed): Promise<void> {
+    if (this.placement.scope !== "cluster") return; // Node objects are not a namespace's to make
+    const admin = await entry.ready;
+    if (!entry.applied) {
+      const res = await kubeCall(admin, "GET", "/api/v1/nodes");
+      const names = ((res.body as { items?: Array<{ metadata: { name: string } }> }).items ?? []).map((n) => n.metadata.name);
+      entry.applied = new Map(names.map((n) => [n, ""]));
+    }
+    const applied = entry.applied;
+    const wanted = new Map(c.nodes.filter((n) => REGISTERED.has(n.status)).map((n) => [n.name, n]));
+    for (const [name, node] of wanted) {
+      const shape = JSON.stringify([node.status === "ready", node.node_size, node.kubernetes_version, node.ip_address]);
+      if (applied.get(name) === shape) continue;
+      if (!applied.has(name)) await kubeCall(admin, "POST", "/api/v1/nodes", nodeObject(node), [409]);
+      else
+        await kubeCall(
+          admin,
+          "PATCH",
+          `/api/v1/nodes/${name}`,
+          { metadata: { labels: nodeLabels(node) } },
+          [],
+          "application/merge-patch+json",
+        );
+      await kubeCall(admin, "PATCH", `/api/v1/nodes/${name}/status`, { status: nodeStatus(node) }, [], "application/merge-patch+json");
+      applied.set(name, shape);
+    }
+    for (const name of [...applied.keys()]) {
+      if (wanted.has(name)) continue;
+      await kubeCall(admin, "DELETE", `/api/v1/nodes/${name}`, undefined, [404]);
+      applied.delete(name);
+    }
+  }
+
+  /** Stops every API server; with `--state` their data stays for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await Promise.all([...this.backed.values()].map((e) => e.placement.suspend()));
+    this.backed.clear();
+    await this.placement.close();
+    this.cleanup();
+  }
+}
+
+/** Resolves once the API server answers 401 to `conn`'s token (at most 30 s). */
+async function refused(conn: KubeConnection): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await kubeRequest(conn, "GET", "/api")).status !== 401) {
+    if (Date.now() > deadline) throw new Error("the previous kubeconfig credential is still accepted 30 s after its revocation");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function nodeLabels(n: NodeRecord): Record<string, string> {
+  return {
+    "kubernetes.io/hostname": n.name,
+    "kubernetes.io/os": "linux",
+    "node.kubernetes.io/instance-type": n.node_size,
+    "cms.example/node-id": n.id,
+    ...(n.role === "controlplane" ? { "node-role.kubernetes.io/control-plane": "" } : {}),
+  };
+}
+
+function nodeObject(n: NodeRecord): unknown {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: n.name, labels: nodeLabels(n) },
+    spec: n.role === "controlplane" ? { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {},
+  };
+}
+
+function nodeStatus(n: NodeRecord): unknown {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const ready = n.status === "ready";
+  return {
+    conditions: [
+      {
+        type: "Ready",
+        status: ready ? "True" : "False",
+        reason: ready ? "KubeletReady" : "KubeletNotReady",
+        message: `node is ${n.status}`,
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+    ],
+    addresses: [...(n.ip_address ? [{ type: "InternalIP", address: n.ip_address }] : []), { type: "Hostname", address: n.name }],
+    nodeInfo: {
+      kubeletVersion: n.kubernetes_version,
+      osImage: `Talos (${n.talos_version})`,
+      operatingSystem: "linux",
+      architecture: "amd64",
+      machineID: "",
+      systemUUID: "",
+      bootID: "",
+      kernelVersion: "",
+      containerRuntimeVersion: "",
+      kubeProxyVersion: "",
+    },
+  };
+}
