@@ -4,10 +4,15 @@
  * lists namespaces, applies a Deployment and a Service and reads them back; clusters do not see
  * each other; rotation and deletion revoke; nodes appear as Node objects and follow scaling.
  */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { appManifest, kubectl, kubernetesUnavailable } from "../support/kubernetes";
-import { type Api, clusterBody, start, until } from "./helpers";
+import { alive, descendants } from "../lifecycle/harness.mjs";
+import { Api, clusterBody, start, until } from "./helpers";
 
 const SLOW = 120_000;
 const skip = kubernetesUnavailable();
@@ -178,6 +183,84 @@ describe.skipIf(skip !== undefined)(`clusters backed by real API servers${skip ?
         30_000,
       );
       expect(after.stderr).toMatch(/refused|EOF|reset/);
+    },
+    SLOW,
+  );
+});
+
+describe.skipIf(skip !== undefined)(
+  `clusters backed by real API servers, across a restart with --state${skip ? ` (skipped: ${skip})` : ""}`,
+  () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), "cms-k8s-state-"));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it(
+      "the endpoint, the kubeconfig handed out before and what was stored through it survive a restart",
+      async () => {
+        const statePath = join(dir, "state.json");
+        const first = await start({ kubernetes: {}, statePath, provisionSeconds: 0.5 });
+        const created = await first.api.post("/v1/clusters", clusterBody({ name: "kept" }));
+        await until(
+          () => first.api.get(`/v1/clusters/${created.body.id}`),
+          (r) => r.body.status === "running",
+          30_000,
+        );
+        const kubeconfig = (await first.api.get(`/v1/clusters/${created.body.id}/kubeconfig`)).text;
+        expect((await kubectl(kubeconfig, ["create", "configmap", "kept", "--from-literal=k=v"])).code).toBe(0);
+        const endpoint = (await first.api.get(`/v1/clusters/${created.body.id}`)).body.endpoint;
+        await first.emu.close();
+        expect((await kubectl(kubeconfig, ["get", "ns"])).code).not.toBe(0); // stopped with the emulator
+
+        const second = await start({ kubernetes: {}, statePath, token: first.emu.token });
+        try {
+          expect((await second.api.get(`/v1/clusters/${created.body.id}`)).body.endpoint).toBe(endpoint);
+          expect((await second.api.get(`/v1/clusters/${created.body.id}/kubeconfig`)).text).toBe(kubeconfig);
+          const read = await kubectl(kubeconfig, ["get", "configmap", "kept", "-o", "jsonpath={.data.k}"]);
+          expect(read).toMatchObject({ code: 0, stdout: "v" });
+        } finally {
+          await second.emu.close();
+        }
+      },
+      SLOW,
+    );
+  },
+);
+
+describe.skipIf(skip !== undefined)(`the API servers of a killed emulator${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  it(
+    "stop when the emulator is killed with SIGKILL (it cannot stop them itself)",
+    async () => {
+      const cli = join(__dirname, "../../dist/emulator/cli.js");
+      const child = spawn(process.execPath, [cli, "--port", "0", "--kubernetes", "--provision-seconds", "0.2", "--token", "cms_killed"], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      try {
+        let out = "";
+        child.stdout?.on("data", (d) => (out += d));
+        const url = await until(
+          async () => /listening on (\S+)/.exec(out)?.[1],
+          (u) => u !== undefined,
+          30_000,
+        );
+        const api = new Api(url as string, "cms_killed");
+        const created = await api.post("/v1/clusters", clusterBody({ name: "orphan" }));
+        expect((await api.get(`/v1/clusters/${created.body.id}/kubeconfig`)).status).toBe(200);
+        const tree = descendants(child.pid as number);
+        const programs = tree.map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0].split("/").at(-1)).sort();
+        expect(programs.filter((p) => p === "kube-apiserver" || p === "etcd")).toEqual(["etcd", "kube-apiserver"]);
+
+        child.kill("SIGKILL");
+        await until(
+          async () => tree.filter(alive),
+          (left) => left.length === 0,
+          30_000,
+        );
+      } finally {
+        child.kill("SIGKILL");
+      }
     },
     SLOW,
   );

@@ -101,9 +101,9 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
   }
 
   /** Run a command; its output is in the error when it fails (a type error, a crash). */
-  async function run(dir: string, file: string, args: string[] = []): Promise<string> {
+  async function run(dir: string, file: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
     try {
-      return (await execFile(file, args, { cwd: dir, env })).stdout;
+      return (await execFile(file, args, { cwd: dir, env: { ...env, ...extraEnv } })).stdout;
     } catch (e) {
       const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
       throw new Error(`${path.basename(file)} ${args.join(" ")} failed in ${path.basename(dir)}:\n${stdout}${stderr}`);
@@ -211,6 +211,19 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
       expect((await fetch(`${url}/v1/clusters`, { headers: { authorization: "Bearer tok-consumer-0123" } })).status).toBe(200);
       npm.kill("SIGTERM"); // what `kill %1` does to `npx cms-emulator &` in a script
       expect(await stillAnswering(`${url}/v1/clusters`)).toBe(false);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "the cms-ensure-kubernetes bin runs from the package: it takes binaries from KUBEBUILDER_ASSETS and prints their directory",
+    async () => {
+      const assets = workDir("cms-assets-");
+      for (const name of ["kube-apiserver", "etcd"]) fs.writeFileSync(path.join(assets, name), "", { mode: 0o755 });
+      const bin = path.join(installed, "node_modules", ".bin", "cms-ensure-kubernetes");
+      const out = await run(installed, bin, [], { KUBEBUILDER_ASSETS: assets });
+      expect(out.trim().split("\n").at(-1)).toBe(assets);
+      fs.rmSync(assets, { recursive: true, force: true });
     },
     STEP_TIMEOUT,
   );

@@ -9,11 +9,12 @@ import { createServer } from "node:net";
 /**
  * The child runs under `sh`, whose stdin is a pipe from the emulator; a `cat` reads it (an
  * asynchronous list's stdin is /dev/null in sh, hence fd 3). When the emulator exits, however it
- * exits, the pipe closes, `cat` returns, and the child gets SIGTERM. Node has no parent-death
- * signal of its own.
+ * exits, the pipe closes, `cat` returns, and the child gets SIGTERM, then SIGKILL 5 s later: a
+ * kube-apiserver whose etcd went away with the emulator does not finish its graceful shutdown.
+ * Node has no parent-death signal of its own.
  */
 const TIED =
-  'exec 3<&0; "$@" </dev/null 3<&- & c=$!; { cat >/dev/null; kill -TERM "$c" 2>/dev/null; } <&3 & w=$!; exec 3<&-; wait "$c"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
+  'exec 3<&0; "$@" </dev/null 3<&- & c=$!; { cat >/dev/null; kill -TERM "$c"; sleep 5; kill -KILL "$c"; } <&3 2>/dev/null & w=$!; exec 3<&-; wait "$c"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
 
 /** A started child and how to stop it. */
 export interface TiedProcess {
