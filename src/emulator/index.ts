@@ -13,7 +13,6 @@ import { newAdminToken, newDevToken, toPrincipal } from "./auth";
 import { systemClock } from "./clock";
 import { createControl } from "./control";
 import { loadState, Persister } from "./persistence";
-import { startKubernetesBacking } from "./kubernetes";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
@@ -80,6 +79,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   if (options.kubernetes) {
     try {
+      // Loaded only with the option: without it, nothing of it is loaded or started.
+      const { startKubernetesBacking } = await import("./kubernetes/index.js");
       state.kubernetes = await startKubernetesBacking(options.kubernetes, state, options.statePath);
     } catch (e) {
       await persister?.close();
