@@ -140,7 +140,10 @@ export class KubernetesBacking {
       entry.syncing = true;
       const work = c ? this.syncNodes(c, entry) : this.release(id, entry);
       work
-        .catch((e: Error) => this.log(`cluster ${id}: ${e.message}`))
+        .catch((e: Error) => {
+          // Closing stops the API servers under a sync in flight: not worth a message.
+          if (!this.closed) this.log(`cluster ${id}: ${e.message}`);
+        })
         .finally(() => {
           entry.syncing = false;
         });
