@@ -15,6 +15,7 @@ import { errorFromResponse, networkErrorFrom } from "./error-mapping";
 import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
+import { redact } from "./redact";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
 import { decideRetry, isRateLimited, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
@@ -489,6 +490,6 @@ function finalError(error: unknown, method: string, path: string, token: string)
     return error;
   }
   const text = error instanceof Error ? error.message : String(error);
-  const clean = new Error(`CMS API ${method} ${path} failed: ${text.split(token).join("***")}`);
+  const clean = new Error(`CMS API ${method} ${path} failed: ${redact(text, [token])}`);
   return clean;
 }

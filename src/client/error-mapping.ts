@@ -14,6 +14,7 @@ import {
   ValidationError,
 } from "./errors";
 import type { ApiErrorInit } from "./errors";
+import { redact } from "./redact";
 
 /** The constructor of one of the typed API errors. */
 export type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
@@ -82,15 +83,6 @@ export function errorClassFor(status: number, code: string | undefined): ApiErro
   if (byCode) return byCode;
   if (status === 400 || status === 422) return ValidationError;
   return ApiError;
-}
-
-/** Replace every occurrence of each secret with `***`. Secrets too short to be tokens are skipped. */
-export function redact(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 6) out = out.split(secret).join("***");
-  }
-  return out;
 }
 
 /** Parse an error body: JSON `{error, message}` when it is that, else a short clean text. */

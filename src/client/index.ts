@@ -12,12 +12,12 @@ export {
   type RetryInfo,
 } from "./options";
 export * from "./errors";
+export { redact, SECRET_MARKER } from "./redact";
 export {
   errorFromResponse,
   errorClassFor,
   networkErrorFrom,
   parseErrorBody,
-  redact,
   type ApiErrorClass,
   type ErrorResponse,
   type NoResponse,

@@ -4,6 +4,7 @@
  * partial failure, which records the cluster (id and properties) in the stack although the
  * operation failed. Without it a failed wait would forget a cluster that exists and bills.
  */
+import { redact } from "../client/redact";
 
 /**
  * The cluster exists but did not reach a usable state (it ended in `error`, or the wait timed out
@@ -64,13 +65,4 @@ export function isConflictError(e: unknown): boolean {
 export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
   const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
   return redact(raw, secrets);
-}
-
-/** Replace each secret (at least 4 characters, to avoid mangling text) with `[secret]`. */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const s of secrets) {
-    if (typeof s === "string" && s.length >= 4) out = out.split(s).join("[secret]");
-  }
-  return out;
 }

@@ -15,7 +15,6 @@ import {
   isNotFound,
   networkErrorFrom,
   parseErrorBody,
-  redact,
 } from "../../src/client";
 
 const TOKEN = "cms_live_0123456789abcdefSECRET";
@@ -134,7 +133,7 @@ describe("messages tell the user what to do", () => {
 describe("secrets", () => {
   it("scrubs a token the server echoes back from every face of the error", () => {
     const e = map(401, body("unauthorized", `token ${TOKEN} is expired`));
-    expect(e.serverMessage).toBe("token *** is expired");
+    expect(e.serverMessage).toBe("token [secret] is expired");
     expect(everyFace(e)).not.toContain(TOKEN);
   });
 
@@ -149,12 +148,6 @@ describe("secrets", () => {
     expect(e).toBeInstanceOf(NetworkError);
     expect(e).toMatchObject({ method: "GET", path: "/v1/clusters", code: "ECONNRESET", timedOut: false });
     expect(everyFace(e)).not.toContain(TOKEN);
-  });
-
-  it("redact leaves text alone when there is nothing to hide", () => {
-    expect(redact("abc", [])).toBe("abc");
-    expect(redact("a tok b", ["tok"])).toBe("a tok b"); // too short to be a token: not mangled
-    expect(redact(`x${TOKEN}y${TOKEN}`, [TOKEN])).toBe("x***y***");
   });
 });
 

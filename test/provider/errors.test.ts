@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, NetworkError, NotFoundError, ServerError, UnauthorizedError } from "../../src/client";
-import { ClusterInitError, isConflictError, isNotFoundError, isTransient, redact, safeMessage } from "../../src/provider/errors";
+import { ClusterInitError, isConflictError, isNotFoundError, isTransient, safeMessage } from "../../src/provider/errors";
 import { engineAddressFromHost } from "../../src/provider/progress";
 import { progressLine } from "../../src/provider/progress-line";
 import { judgeStatus } from "../../src/provider/waiter";
@@ -31,9 +31,7 @@ describe("errors", () => {
   });
 
   it("redacts secrets from messages", () => {
-    expect(redact("token abcd1234 leaked abcd1234", ["abcd1234"])).toBe("token [secret] leaked [secret]");
     expect(safeMessage(new Error("Bearer s3cr3t-token"), ["s3cr3t-token", undefined])).toBe("Bearer [secret]");
-    expect(redact("short ab", ["ab"])).toBe("short ab");
   });
 });
 
