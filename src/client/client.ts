@@ -15,6 +15,7 @@ import { errorFromResponse, networkErrorFrom } from "./error-mapping";
 import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
+import { omitUndefined } from "../shared/omit-undefined";
 import { redact } from "./redact";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
@@ -339,7 +340,7 @@ export class CmsClient {
         signal: deadline.signal,
         method: spec.method,
         url: spec.path,
-        params: definedParams(spec.query),
+        params: spec.query && omitUndefined(spec.query),
         data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         headers: {
           Authorization: `Bearer ${this.#token}`,
@@ -464,13 +465,6 @@ function isExchange(x: unknown): x is Exchange {
 function seg(id: string): string {
   if (typeof id !== "string" || id === "") throw new Error("CMS client: an id is required");
   return encodeURIComponent(id);
-}
-
-function definedParams(query: RequestSpec["query"]): Record<string, string | number> | undefined {
-  if (!query) return undefined;
-  const out: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) out[k] = v;
-  return out;
 }
 
 function asError(e: unknown): Error {

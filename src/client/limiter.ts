@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { RateLimitInfo } from "./headers";
+import { omitUndefined } from "../shared/omit-undefined";
 
 /** What the limiter knows about the current window. All times are local epoch ms. */
 export interface LimiterState {
@@ -69,7 +70,7 @@ export const DEFAULT_LIMITER_OPTIONS: LimiterOptions = {
  * - Otherwise: 0.
  */
 export function computePacingDelay(state: LimiterState, now: number, options: Partial<PacingOptions> = {}): number {
-  const o = { ...DEFAULT_LIMITER_OPTIONS, ...definedOnly(options) };
+  const o = { ...DEFAULT_LIMITER_OPTIONS, ...omitUndefined(options) };
   if (state.remaining === undefined || state.resetAt === undefined) return 0;
   // The printed reset may be truncated to the second, so the window can end up to a margin later.
   const end = state.resetAt + (state.resetExact ? 0 : o.safetyMarginMs);
@@ -103,7 +104,7 @@ export class RateLimiter {
   private answered = false;
 
   constructor(options: Partial<LimiterOptions> = {}) {
-    this.options = { ...DEFAULT_LIMITER_OPTIONS, ...definedOnly(options) };
+    this.options = { ...DEFAULT_LIMITER_OPTIONS, ...omitUndefined(options) };
   }
 
   /** A copy of the current window state (for tests and diagnostics). */
@@ -192,12 +193,6 @@ export class RateLimiter {
 
 /** Longest hold for a first response: a caller that never calls `complete` must not block others. */
 const FIRST_RESPONSE_WAIT_MS = 5_000;
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
-}
 
 /**
  * Registry key for an endpoint + token. The token is hashed: the key may show up in a debugger

@@ -4,6 +4,7 @@
  * whose creation reply was lost) is the client's job; see `client.ts`.
  */
 import { parseDateHeader, parseRateLimitReset, parseRetryAfter, type HeaderBag } from "./headers";
+import { omitUndefined } from "../shared/omit-undefined";
 
 /** What happened to one attempt. */
 export interface RetryInput {
@@ -167,7 +168,7 @@ export function outcomeUnknown(input: Pick<RetryInput, "status" | "code" | "netw
  * @param options policy, merged over {@link DEFAULT_RETRY_POLICY}
  */
 export function decideRetry(input: RetryInput, options: Partial<RetryPolicy> = {}): RetryDecision {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...stripUndefined(options) };
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...omitUndefined(options) };
   const method = input.method.toUpperCase();
   const no = (reason: string): RetryDecision => ({ retry: false, delayMs: 0, reason, verifyBeforeResend: false });
 
@@ -202,10 +203,4 @@ export function decideRetry(input: RetryInput, options: Partial<RetryPolicy> = {
   }
   const delayMs = backoffDelay(input.backoffAttempt ?? input.attempt, policy);
   return { retry: true, delayMs, reason: `${what} (exponential backoff)`, verifyBeforeResend: verify };
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }

@@ -8,6 +8,7 @@ import { RateLimiter } from "./limits";
 import { FaultRegistry } from "./faults";
 import type { KubernetesBacking } from "./kubernetes/backing";
 import type { Plan, Timings } from "./types";
+import { omitUndefined } from "../shared/omit-undefined";
 
 /** Operation durations in milliseconds. */
 export interface DurationsMs {
@@ -110,16 +111,12 @@ export class EmulatorState {
 
   setTimings(t: Timings): void {
     const current = fromDurations(this.durations);
-    this.durations = toDurations({ ...current, ...definedOnly(t) });
+    this.durations = toDurations({ ...current, ...omitUndefined(t) });
   }
 
   timings(): Required<Timings> {
     return fromDurations(this.durations);
   }
-}
-
-function definedOnly(t: Timings): Timings {
-  return Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined)) as Timings;
 }
 
 function toDurations(t: Required<Timings>): DurationsMs {
