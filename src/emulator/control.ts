@@ -8,7 +8,7 @@ import { NODE_SIZES } from "../client/types";
 import { toPrincipal } from "./auth";
 import { ApiError, clusterNotFound, conflict, validationFailed } from "./errors";
 import {
-  deleteCluster as startDelete,
+  startDeletion,
   newKubeconfigCredential,
   scaleCluster,
   settle,
@@ -82,7 +82,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         const c = state.get(clusterId);
         if (!c) throw clusterNotFound(clusterId);
         if (c.status === "deleting") return;
-        startDelete(c, state.now(), state.durations.delete);
+        startDeletion(c, state.now(), state.durations.delete);
         state.markDeleting(c.id);
         state.onChange(c.id);
       }),

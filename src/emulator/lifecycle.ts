@@ -340,7 +340,7 @@ export function upgradeCluster(c: ClusterRecord, version: string, now: number, d
  * at once and the nodes are removed one by one (workers first); the cluster is gone exactly
  * when the last node is.
  */
-export function deleteCluster(c: ClusterRecord, now: number, durationMs: number): void {
+export function startDeletion(c: ClusterRecord, now: number, durationMs: number): void {
   jsonCache.delete(c);
   const order = [...c.nodes.filter((n) => n.role === "worker").reverse(), ...c.nodes.filter((n) => n.role === "controlplane").reverse()];
   const spans = windows(now, durationMs, order.length);

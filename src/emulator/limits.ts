@@ -24,7 +24,8 @@ export interface RateDecision {
   headers: Record<string, string>;
 }
 
-export class RateLimiter {
+/** The service side of rate limiting: one fixed one-minute window per token, sized by its plan. */
+export class TokenRateWindows {
   private readonly windows = new Map<string, Window>();
   private readonly limits: Record<Plan, number>;
 

@@ -4,7 +4,7 @@
 import type { Clock } from "./clock";
 import { settle, type ClusterRecord } from "./lifecycle";
 import { TokenStore } from "./auth";
-import { RateLimiter } from "./limits";
+import { TokenRateWindows } from "./limits";
 import { FaultRegistry } from "./faults";
 import type { KubernetesBacking } from "./kubernetes/backing";
 import type { Plan, Timings } from "./types";
@@ -34,7 +34,7 @@ export class EmulatorState {
   /** Ids of clusters being deleted, checked on every read so finished ones vanish. */
   readonly deleting = new Set<string>();
   readonly tokens = new TokenStore();
-  readonly limiter: RateLimiter;
+  readonly limiter: TokenRateWindows;
   readonly faults = new FaultRegistry();
   /** Requests per "METHOD /route/pattern". */
   readonly counts = new Map<string, number>();
@@ -55,7 +55,7 @@ export class EmulatorState {
     timings: Required<Timings>,
     planLimits: Partial<Record<Plan, number>> = {},
   ) {
-    this.limiter = new RateLimiter(planLimits);
+    this.limiter = new TokenRateWindows(planLimits);
     this.durations = toDurations(timings);
   }
 

@@ -114,7 +114,7 @@ export class SharedPoller {
 
   private async serve(batch: Waiting[]): Promise<void> {
     const ids = [...new Set(batch.map((w) => w.id))];
-    const settle = (id: string, outcome: { ok: Observation } | { error: unknown }): void => {
+    const answer = (id: string, outcome: { ok: Observation } | { error: unknown }): void => {
       for (const w of batch) {
         if (w.id !== id) continue;
         if ("ok" in outcome) w.resolve(outcome.ok);
@@ -123,9 +123,9 @@ export class SharedPoller {
     };
     const single = async (id: string): Promise<void> => {
       try {
-        settle(id, { ok: { cluster: await this.client.getCluster(id), shared: false } });
+        answer(id, { ok: { cluster: await this.client.getCluster(id), shared: false } });
       } catch (error) {
-        settle(id, { error });
+        answer(id, { error });
       }
     };
     if (ids.length === 1 || this.pages > ids.length) {
@@ -136,7 +136,7 @@ export class SharedPoller {
     try {
       listing = await this.listAll();
     } catch (error) {
-      for (const id of ids) settle(id, { error });
+      for (const id of ids) answer(id, { error });
       return;
     }
     const alone: string[] = [];
@@ -144,10 +144,10 @@ export class SharedPoller {
       const cluster = listing.items.get(id);
       if (cluster) {
         this.listed.add(id);
-        settle(id, { ok: { cluster, shared: true } });
+        answer(id, { ok: { cluster, shared: true } });
       } else if (listing.complete && this.listed.has(id)) {
         this.listed.delete(id);
-        settle(id, { error: goneError(id) });
+        answer(id, { error: goneError(id) });
       } else {
         alone.push(id);
       }

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isSerializedSecret, recordRegistrations, settle, type Registration } from "../kubernetes/mocks";
+import { isSerializedSecret, recordRegistrations, flushRegistrations, type Registration } from "../kubernetes/mocks";
 import { outputValue } from "../support/outputs";
 import { compileExample, copyExample, removeDir } from "./workspace";
 
@@ -53,7 +53,7 @@ describe("examples/kubernetes-app (mocks)", () => {
     pulumi.runtime.setConfig("cms-kubernetes-app:replicas", "3");
     program = createRequire(__filename)(path.join(dir, "bin", "index.js"));
     for (const v of Object.values(program)) if (pulumi.Output.isInstance(v)) await outputValue(v);
-    await settle();
+    await flushRegistrations();
   }, 120_000);
 
   afterAll(() => {

@@ -74,9 +74,7 @@ export async function recordRegistrations(
   return log;
 }
 
-/** The value of an Output (resolves when known). */
-
 /** Let pending registrations finish (each is a chain of promises). */
-export async function settle(): Promise<void> {
+export async function flushRegistrations(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 10));
 }

@@ -9,7 +9,7 @@ import { Cluster } from "../../src/resources";
 import { kubernetesProvider, kubernetesProviderArgs } from "../../src/kubernetes";
 import { requireKubeconfig } from "../../src/kubernetes/provider";
 import * as cms from "../../src";
-import { isSerializedSecret, recordRegistrations, settle, type Registration } from "./mocks";
+import { isSerializedSecret, recordRegistrations, flushRegistrations, type Registration } from "./mocks";
 import { outputValue } from "../support/outputs";
 
 const KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: tok-in-kubeconfig\n";
@@ -29,7 +29,7 @@ beforeEach(() => {
 const newCluster = (name: string) => new Cluster(name, { controlPlanes: 1, workers: 1, nodeSize: "small" });
 const providerOf = async (p: pulumi.ProviderResource) => {
   const urn = await outputValue(p.urn);
-  await settle();
+  await flushRegistrations();
   const r = log.find((x) => x.urn === urn);
   expect(r?.type).toBe("pulumi:providers:kubernetes");
   return r!;

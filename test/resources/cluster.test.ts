@@ -36,7 +36,7 @@ beforeEach(() => {
   registered.length = 0;
 });
 
-const settle = async (c: Cluster) => {
+const registration = async (c: Cluster) => {
   await outputValue(c.urn);
   await outputValue(c.id);
 };
@@ -44,7 +44,7 @@ const settle = async (c: Cluster) => {
 describe("Cluster", () => {
   it("registers its inputs with the hidden URN and the type token", async () => {
     const c = new Cluster("prod", { controlPlanes: 3, workers: 2, nodeSize: "large", phase: "onpremise", infraId: "dc-1" });
-    await settle(c);
+    await registration(c);
     const [r] = registered;
     expect(r.type).toBe(CLUSTER_TYPE);
     expect(r.type).toBe("pulumi-nodejs:dynamic/cms:Cluster");
@@ -58,7 +58,7 @@ describe("Cluster", () => {
   it("computes the URN under a parent component", async () => {
     const parent = new pulumi.ComponentResource("my:infra:Platform", "platform");
     const c = new Cluster("child", { controlPlanes: 1, workers: 1, nodeSize: "small" }, { parent });
-    await settle(c);
+    await registration(c);
     const child = registered.find((r) => r.name === "child")!;
     expect(child.inputs.__urn).toBe("urn:pulumi:dev::proj::my:infra:Platform$pulumi-nodejs:dynamic/cms:Cluster::child");
     expect(child.inputs.__urn).toBe(await outputValue(c.urn));
@@ -70,7 +70,7 @@ describe("Cluster", () => {
       { controlPlanes: 1, workers: 1, nodeSize: "small" },
       { customTimeouts: { create: "45m", delete: "5m" } },
     );
-    await settle(c);
+    await registration(c);
     expect(registered[0].inputs.__timeouts).toEqual({ create: "45m", delete: "5m" });
   });
 
@@ -82,7 +82,7 @@ describe("Cluster", () => {
       nodeSize: "small",
       connection: { endpoint: "http://127.0.0.1:8787", token },
     });
-    await settle(c);
+    await registration(c);
     const { connection, __provider } = registered[0].inputs;
     // The SDK hoists the token's secretness to the whole connection object: all of it is encrypted.
     expect(rpc.isRpcSecret(connection)).toBe(true);
@@ -104,7 +104,7 @@ describe("Cluster", () => {
 
   it("turns the import option into the hidden __import input (the engine's import cannot load a dynamic provider)", async () => {
     const c = new Cluster("adopt", { name: "legacy", controlPlanes: 3, workers: 2, nodeSize: "large" }, { import: "cls_0123456789abcdef" });
-    await settle(c);
+    await registration(c);
     expect(registered[0].inputs.__import).toBe("cls_0123456789abcdef");
     expect(registered[0].id).toBe(""); // no engine-side import
   });

@@ -6,15 +6,7 @@
 import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "../../client/types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
-import {
-  deleteCluster as startDelete,
-  provisionCluster,
-  scaleCluster,
-  settle,
-  toApiCluster,
-  toSummary,
-  type ClusterRecord,
-} from "../lifecycle";
+import { startDeletion, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
 import type { EmulatorState } from "../state";
 
 /** Validated query of GET /v1/clusters. */
@@ -159,7 +151,7 @@ export function deleteCluster(state: EmulatorState, p: Principal, id: string): v
   if (c.status !== "running" && c.status !== "error") {
     throw conflict(`Cluster ${c.id} is ${c.status}; it can be deleted only when running or in error`);
   }
-  startDelete(c, state.now(), state.durations.delete);
+  startDeletion(c, state.now(), state.durations.delete);
   state.markDeleting(c.id);
   state.onChange(c.id);
 }
