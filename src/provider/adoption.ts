@@ -16,7 +16,8 @@
  */
 import type { CmsClient } from "../client";
 import type { ApiCluster } from "../client/types";
-import { isNotFoundError, safeMessage } from "./errors";
+import { isNotFound } from "../client/errors";
+import { safeMessage } from "./errors";
 import type { ClusterInputs } from "./types";
 
 /**
@@ -97,7 +98,7 @@ export async function adoptImported(client: CmsClient, inputs: ClusterInputs, se
   try {
     cluster = await client.getCluster(id);
   } catch (e) {
-    if (isNotFoundError(e)) throw new Error(`cannot import cluster ${id}: it does not exist`);
+    if (isNotFound(e)) throw new Error(`cannot import cluster ${id}: it does not exist`);
     throw new Error(`cannot import cluster ${id}: ${safeMessage(e, secrets)}`);
   }
   if (cluster.status === "deleting") throw new Error(`cannot import cluster ${id}: it is being deleted`);

@@ -14,7 +14,8 @@ import { checkCluster } from "./check";
 import { adoptImported, findLeftover, StateMemory } from "./adoption";
 import { CONFIG_ENDPOINT_KEY, CONFIG_TOKEN_KEY, dropEmpty, resolveConnection, type Connection } from "./connection";
 import { diffCluster } from "./diff";
-import { ClusterInitError, isConflictError, isNotFoundError, safeMessage, statusOf } from "./errors";
+import { isConflict, isNotFound, statusOf } from "../client/errors";
+import { ClusterInitError, safeMessage } from "./errors";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
@@ -140,7 +141,7 @@ async function retryWhileBusy<T>(attempt: () => Promise<T>, whenBusy: (e: unknow
     try {
       return await attempt();
     } catch (e) {
-      if (!isConflictError(e)) throw e;
+      if (!isConflict(e)) throw e;
       await whenBusy(e);
     }
   }
@@ -305,7 +306,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       );
       forgetReads(client);
     } catch (e) {
-      if (goneMeanwhile || isNotFoundError(e)) return;
+      if (goneMeanwhile || isNotFound(e)) return;
       if (e instanceof Error && e.message.startsWith(`deleting cluster ${id} failed:`)) throw e;
       throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
     }
@@ -482,11 +483,11 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
         fresh = await client.getKubeconfig(id);
       } catch (e) {
         if (getting) {
-          if (isNotFoundError(e) || statusOf(e) === 403) {
+          if (isNotFound(e) || statusOf(e) === 403) {
             throw new Error(`Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets)})`);
           }
           if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
-        } else if (isNotFoundError(e)) {
+        } else if (isNotFound(e)) {
           return {};
         }
         throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
@@ -541,7 +542,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
         return { outs: toOutputs(last, news, kubeconfig) };
       } catch (e) {
         const why = safeMessage(e, secrets);
-        if (isNotFoundError(e) || (e instanceof WaitError && e.reason === "gone")) {
+        if (isNotFound(e) || (e instanceof WaitError && e.reason === "gone")) {
           throw new Error(
             `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
           );

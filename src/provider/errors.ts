@@ -30,34 +30,6 @@ export class ClusterInitError extends Error {
 }
 
 /**
- * True for failures worth waiting out (server errors, rate limiting, lost connections), false
- * for answers that will not change (401, 403, 400, 404...). Structural rather than `instanceof`,
- * because the package can be loaded twice (program and provider host).
- */
-export function isTransient(e: unknown): boolean {
-  if (!e || typeof e !== "object") return false;
-  const err = e as { name?: string; status?: number };
-  if (err.name === "NetworkError") return true;
-  return typeof err.status === "number" && (err.status >= 500 || err.status === 429);
-}
-
-/** HTTP status of an API error, if it has one. */
-export function statusOf(e: unknown): number | undefined {
-  const s = e && typeof e === "object" ? (e as { status?: unknown }).status : undefined;
-  return typeof s === "number" ? s : undefined;
-}
-
-/** True when the error is a 404 from the API. */
-export function isNotFoundError(e: unknown): boolean {
-  return statusOf(e) === 404 || (e as { name?: string } | undefined)?.name === "NotFoundError";
-}
-
-/** True when the error is a 409 (the cluster is busy with another operation). */
-export function isConflictError(e: unknown): boolean {
-  return statusOf(e) === 409 || (e as { name?: string } | undefined)?.name === "ConflictError";
-}
-
-/**
  * The message of any thrown value, with every occurrence of the given secrets replaced. The
  * client already keeps tokens out of its errors; this is the second lock on the door, for
  * messages that reach the Pulumi CLI and its logs.

@@ -65,7 +65,7 @@ export {
   type Connection,
   type ConnectionSources,
 } from "./connection";
-export { ClusterInitError, isTransient, safeMessage } from "./errors";
+export { ClusterInitError, safeMessage } from "./errors";
 export {
   waitForCluster,
   judgeStatus,

@@ -5,7 +5,8 @@
  */
 import type { ApiCluster, ApiNodeList } from "../client/types";
 import { formatDuration } from "./durations";
-import { isNotFoundError, isTransient, safeMessage } from "./errors";
+import { isNotFound, isTransient } from "../client/errors";
+import { safeMessage } from "./errors";
 import { progressLine } from "./progress-line";
 import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollSchedule } from "./schedule";
 import { sharedPollerFor } from "./shared-poll";
@@ -163,7 +164,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
       }
       lastProblem = undefined;
     } catch (e) {
-      if (isNotFoundError(e)) {
+      if (isNotFound(e)) {
         if (options.target === "gone") return undefined;
         throw new WaitError(
           `cluster ${options.id} disappeared while waiting for it to become running (deleted outside Pulumi?)`,

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, NetworkError, NotFoundError, ServerError, UnauthorizedError } from "../../src/client";
-import { ClusterInitError, isConflictError, isNotFoundError, isTransient, safeMessage } from "../../src/provider/errors";
+import { ClusterInitError, safeMessage } from "../../src/provider/errors";
 import { engineAddressFromHost } from "../../src/provider/progress";
 import { progressLine } from "../../src/provider/progress-line";
 import { judgeStatus } from "../../src/provider/waiter";
-
-const api = (Cls: typeof ServerError, status: number) => new Cls({ status, code: "x", message: "m", method: "GET", path: "/v1/clusters" });
 
 describe("errors", () => {
   it("carries what the host needs for a partial failure", () => {
@@ -17,17 +14,6 @@ describe("errors", () => {
       reasons: ["status error"],
       message: "not ready",
     });
-  });
-
-  it("classifies client errors", () => {
-    expect(isTransient(api(ServerError, 503))).toBe(true);
-    expect(isTransient(api(ServerError, 429))).toBe(true);
-    expect(isTransient(new NetworkError({ method: "GET", path: "/v1/clusters", code: "ECONNRESET", message: "reset" }))).toBe(true);
-    expect(isTransient(api(UnauthorizedError, 401))).toBe(false);
-    expect(isTransient(new Error("x"))).toBe(false);
-    expect(isNotFoundError(api(NotFoundError, 404))).toBe(true);
-    expect(isConflictError(api(ConflictError, 409))).toBe(true);
-    expect(isConflictError(api(NotFoundError, 404))).toBe(false);
   });
 
   it("redacts secrets from messages", () => {

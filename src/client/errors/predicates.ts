@@ -20,6 +20,22 @@ export function isNotFound(e: unknown): boolean {
   return hasShape(e) && (e.name === "NotFoundError" || (isApiError(e) && (e.status === 404 || e.code === "not_found")));
 }
 
+/** HTTP status of an API error, if it has one. */
+export function statusOf(e: unknown): number | undefined {
+  return hasShape(e) && typeof e.status === "number" ? e.status : undefined;
+}
+
+/**
+ * True for failures worth waiting out (server errors, rate limiting, lost connections), false
+ * for answers that will not change (401, 403, 400, 404...).
+ */
+export function isTransient(e: unknown): boolean {
+  if (!hasShape(e)) return false;
+  if (e.name === "NetworkError") return true;
+  const status = statusOf(e);
+  return status !== undefined && (status >= 500 || status === 429);
+}
+
 /** True when `e` says the resource's state does not allow the action (409 or `conflict`). */
 export function isConflict(e: unknown): boolean {
   if (e instanceof ConflictError) return true;
