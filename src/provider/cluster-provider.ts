@@ -26,7 +26,7 @@ import { retryLine } from "./progress-line";
 import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
-import type { ClusterInputs, ClusterOutputs, ConnectionInputs } from "./types";
+import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs, type ConnectionInputs } from "./types";
 import { SYSTEM_CLOCK, WaitError, waitForGone, waitForRunning, type Clock } from "./waiter";
 
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */
@@ -104,18 +104,7 @@ function partialOutputs(
     // fall through to the minimal shape
   }
   const minimal: Record<string, unknown> = { status: "unknown" };
-  for (const k of [
-    "name",
-    "controlPlanes",
-    "workers",
-    "nodeSize",
-    "phase",
-    "infraId",
-    "connection",
-    "__timeouts",
-    "__urn",
-    "__autonamed",
-  ]) {
+  for (const k of [...CLUSTER_INPUT_PROPERTIES, "connection", "__timeouts", "__urn", "__autonamed"]) {
     const v = (inputs as Record<string, unknown>)[k];
     if (v !== undefined) minimal[k] = v;
   }

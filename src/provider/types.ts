@@ -96,9 +96,9 @@ export interface ClusterOutputs extends HiddenInputs, ClusterAttributes {
   __provider?: string;
 }
 
-/** The properties a user sets; the ones diff looks at. */
-export const CLUSTER_INPUT_PROPERTIES = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"] as const;
 /** Changes that the API can apply in place (PATCH). */
 export const UPDATABLE_PROPERTIES = ["workers", "nodeSize"] as const;
 /** Changes that need a new cluster. */
 export const REPLACE_PROPERTIES = ["name", "controlPlanes", "phase", "infraId"] as const;
+/** The properties a user sets, the ones diff looks at: each is updated in place or replaces. */
+export const CLUSTER_INPUT_PROPERTIES = [...REPLACE_PROPERTIES, ...UPDATABLE_PROPERTIES] as const;

@@ -25,7 +25,7 @@ describe("in this repository (where @pulumi/kubernetes is installed)", () => {
        const cms = require("pulumi-cms");
        const before = k8s().length;
        if (typeof cms.kubernetesProvider !== "function") throw new Error("kubernetesProvider is not exported");
-       require("pulumi-cms/dist/kubernetes/load.js").loadKubernetes();
+       require(require("node:path").join(require.resolve("pulumi-cms"), "../kubernetes/load.js")).loadKubernetes();
        console.log(JSON.stringify({ before, after: k8s().length, main: require.resolve("pulumi-cms") }));`,
     );
     expect(r.stderr).toBe("");
