@@ -45,7 +45,7 @@ export function fixedPoller({ pkgDir, endpoint, token, intervalMs = 10_000, cloc
       await client.getKubeconfig(created.id);
       return created.id;
     },
-    /** PATCH, poll until running, fetch the kubeconfig again (the provider no longer does since 1c00509; docs/benchmarks.md counts these 50 calls separately). */
+    /** PATCH, poll until running, fetch the kubeconfig again (the provider keeps the kubeconfig it has on an update; docs/benchmarks.md counts these 50 calls separately). */
     async update(id, patch) {
       const after = await client.updateCluster(id, patch);
       if (after.status !== "running") await waitFor(id, "running");

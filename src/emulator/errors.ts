@@ -50,7 +50,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 `validation_failed`: `field` names what is wrong, `rule` says what is expected. */
+/** 400 `validation_failed`; the message names the field and says what is expected of it. */
 export function validationFailed(message: string): ApiError {
   return new ApiError(400, "validation_failed", message);
 }

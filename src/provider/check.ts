@@ -3,6 +3,7 @@
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
 import { NODE_SIZES, PHASES } from "../client/types";
+import { omitUndefinedDeep } from "../shared/omit-undefined";
 import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn } from "./naming";
 import { validateTimeouts } from "./timeouts";
 import { isUnknown } from "./unknown";
@@ -129,7 +130,7 @@ export function checkCluster(
     }
   }
 
-  return { inputs: stripUndefined(inputs), failures };
+  return { inputs: omitUndefinedDeep(inputs), failures };
 }
 
 function checkConnection(connection: unknown, fail: (property: string, reason: string) => void): void {
@@ -179,17 +180,4 @@ function show(v: unknown): string {
   } catch {
     return Object.prototype.toString.call(v);
   }
-}
-
-/**
- * Drop keys whose value is undefined, recursively through plain objects: the protobuf Struct
- * encoder the host uses rejects `undefined` ("Unexpected struct type").
- */
-export function stripUndefined<T extends Record<string, unknown>>(bag: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(bag)) {
-    if (v === undefined) continue;
-    out[k] = v !== null && typeof v === "object" && !Array.isArray(v) ? stripUndefined(v as Record<string, unknown>) : v;
-  }
-  return out as T;
 }

@@ -15,7 +15,6 @@ export {
 export {
   checkCluster,
   endpointProblem,
-  stripUndefined,
   DEFAULT_PHASE,
   type CheckFailure,
   type CheckClusterResult,

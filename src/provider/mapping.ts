@@ -1,9 +1,9 @@
 /**
- * The one place where wire objects (snake_case, `../client/types`) become Pulumi property bags
- * and function results (camelCase), and back. Pure.
+ * Wire objects (snake_case, `../client/types`) to Pulumi property bags and function results
+ * (camelCase), and back. Pure.
  */
 import type { ApiCluster, ApiClusterSummary, ApiNode, CreateClusterRequest, NodeSize, UpdateClusterRequest } from "../client/types";
-import { stripUndefined } from "./check";
+import { omitUndefinedDeep } from "../shared/omit-undefined";
 import type { ClusterAttributes, ClusterInputs, ClusterOutputs } from "./types";
 
 /** A cluster as the functions return it (camelCase copy of the API object). */
@@ -39,7 +39,7 @@ export interface NodeInfo {
 /** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}. */
 export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
   const full = c as Partial<ApiCluster>;
-  return stripUndefined({
+  return omitUndefinedDeep({
     id: c.id,
     name: c.name,
     status: c.status,
@@ -58,7 +58,7 @@ export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
 
 /** The API node object as a camelCase {@link NodeInfo}. */
 export function toNodeInfo(n: ApiNode): NodeInfo {
-  return stripUndefined({
+  return omitUndefinedDeep({
     id: n.id,
     clusterId: n.cluster_id,
     name: n.name,
@@ -120,7 +120,7 @@ export function toOutputs(
     kubeconfig,
   };
   for (const k of CARRIED) out[k] = (carried as Record<string, unknown>)[k];
-  return stripUndefined(out) as unknown as ClusterOutputs;
+  return omitUndefinedDeep(out) as unknown as ClusterOutputs;
 }
 
 /**
@@ -143,5 +143,5 @@ export function toInputsAfterRead(cluster: ApiCluster, previous: Partial<Cluster
     infraId: info.infraId ?? (previous.infraId || undefined),
   };
   for (const k of CARRIED) inputs[k] = (previous as Record<string, unknown>)[k];
-  return stripUndefined(inputs) as unknown as ClusterInputs;
+  return omitUndefinedDeep(inputs) as unknown as ClusterInputs;
 }

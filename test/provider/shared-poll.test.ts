@@ -1,6 +1,6 @@
 /**
  * Shared status polling (src/provider/shared-poll.ts): clusters waited on together in one
- * process are polled with one listing; alone, a cluster is polled with its own GET as before.
+ * process are polled with one listing; alone, a cluster is polled with its own GET.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
@@ -68,7 +68,7 @@ describe("shared polling against the emulator (real time)", () => {
     }
   });
 
-  it("polls a cluster waited on alone with its own GET, as before", async () => {
+  it("polls a cluster waited on alone with its own GET", async () => {
     const client = createClient({ endpoint: emu.url, token: emu.token });
     const { id } = await client.createCluster({ name: "alone", control_planes: 1, workers: 1, node_size: "small" });
     await emu.control.resetRequestCounts();

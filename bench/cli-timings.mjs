@@ -3,11 +3,11 @@
 // the Node program and the dynamic-provider host, with operations that finish at once in the
 // emulator (durations 0: every wait is the provider's first poll, 1 s).
 //
-//   node test/lifecycle/cli-timings.mjs [rounds=3]     (after npm run build; needs the CLI)
+//   npm run bench:cli [-- rounds]       (builds first; needs the CLI; default 3 rounds)
 //
 // Prints a Markdown table (min / median / max per command). Figures: docs/benchmarks.md.
 import os from "node:os";
-import { createProject, findPulumi, startLifecycleEmulator } from "./harness.mjs";
+import { createProject, findPulumi, startLifecycleEmulator } from "../test/lifecycle/harness.mjs";
 
 const rounds = Number(process.argv[2] ?? 3);
 const { version, binDir } = await findPulumi();
