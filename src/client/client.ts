@@ -29,7 +29,7 @@ import type {
   ClusterStatus,
   CreateClusterRequest,
   UpdateClusterRequest,
-} from "./types";
+} from "../shared/wire-types";
 
 /** Largest page the service accepts; `listAllClusters` walks pages of this size. */
 export const MAX_PER_PAGE = 100;

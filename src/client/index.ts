@@ -57,4 +57,4 @@ export {
 } from "./limiter";
 export { findCreatedCluster, CREATED_AT_TOLERANCE_MS } from "./reconcile";
 export { PACKAGE_VERSION, DEFAULT_USER_AGENT } from "./version";
-export * from "./types";
+export * from "../shared/wire-types";

@@ -2,7 +2,7 @@
  * Finding the cluster a POST created when its reply was lost. Pure: the client lists the
  * clusters, this decides which one (if any) is ours.
  */
-import type { ApiCluster, CreateClusterRequest } from "./types";
+import type { ApiCluster, CreateClusterRequest } from "../shared/wire-types";
 
 /**
  * How far before our request's start (on the server's clock, as we estimate it) a cluster may

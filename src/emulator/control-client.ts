@@ -2,7 +2,7 @@
  * {@link EmulatorControl} over HTTP: drives an emulator in another process (a Pulumi
  * program, a CLI run, a benchmark) through its `/_emulator/` routes.
  */
-import type { ApiCluster } from "../client/types";
+import type { ApiCluster } from "../shared/wire-types";
 import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
 
 /** A control-API call that failed; carries the emulator's `{error, message}`. */

@@ -3,8 +3,8 @@
  * and what the `/_emulator/` HTTP routes call. Out-of-band changes behave as if made in the
  * web console: they bypass tokens and rate limits but follow the same status rules.
  */
-import type { ApiCluster, NodeSize } from "../client/types";
-import { NODE_SIZES } from "../client/types";
+import type { ApiCluster, NodeSize } from "../shared/wire-types";
+import { NODE_SIZES } from "../shared/wire-types";
 import { toPrincipal } from "./auth";
 import { ApiError, clusterNotFound, conflict, validationFailed } from "./errors";
 import {

@@ -7,7 +7,7 @@
  * idle clusters (10,000 of them are just data), and survives a restart because the state
  * file holds the same timestamps.
  */
-import type { ApiCluster, ApiClusterSummary, ApiNode, NodeRole, NodeSize, NodeStatus, Phase } from "../client/types";
+import type { ApiCluster, ApiClusterSummary, ApiNode, NodeRole, NodeSize, NodeStatus, Phase } from "../shared/wire-types";
 import { iso } from "./clock";
 import { newClusterId, newNodeId, newSecret } from "./ids";
 

@@ -3,7 +3,7 @@
  * serialization) and the translation of an ajv error into a message that names the field
  * and the rule.
  */
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../client/types";
+import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../shared/wire-types";
 import { ApiError, clip } from "./errors";
 
 /** Upper bound on workers: keeps a single request from allocating unbounded nodes. */

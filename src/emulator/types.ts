@@ -2,7 +2,7 @@
  * Public types of the emulator's in-process API. `index.ts` re-exports them; other packages
  * of the repo (provider tests, benchmarks) code against exactly these shapes.
  */
-import type { ApiCluster } from "../client/types";
+import type { ApiCluster } from "../shared/wire-types";
 import type { Clock } from "./clock";
 
 /** Permission a token can carry. */

@@ -1,6 +1,6 @@
 /** `getClusters`: every cluster the token can see, optionally by status. */
 import * as pulumi from "@pulumi/pulumi";
-import { CLUSTER_STATUSES, type ClusterStatus } from "../client/types";
+import { CLUSTER_STATUSES, type ClusterStatus } from "../shared/wire-types";
 import { toClusterInfo, type ClusterInfo } from "../provider/mapping";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 

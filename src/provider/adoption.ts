@@ -15,7 +15,7 @@
  * holds for this resource (`pulumi up --replace` keeps the name and must make a new cluster).
  */
 import type { CmsClient } from "../client";
-import type { ApiCluster } from "../client/types";
+import type { ApiCluster } from "../shared/wire-types";
 import { isNotFound } from "../client/errors";
 import { safeMessage } from "./errors";
 import type { ClusterInputs } from "./types";

@@ -2,7 +2,7 @@
  * `check`: validate every input against the API's rules before any call is made, and fill in
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
-import { NODE_SIZES, PHASES } from "../client/types";
+import { NODE_SIZES, PHASES } from "../shared/wire-types";
 import { omitUndefinedDeep } from "../shared/omit-undefined";
 import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn } from "./naming";
 import { validateTimeouts } from "./timeouts";

@@ -9,7 +9,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type ClientOptions, type CmsClient } from "../client";
-import type { ApiCluster, ApiClusterSummary } from "../client/types";
+import type { ApiCluster, ApiClusterSummary } from "../shared/wire-types";
 import { checkCluster } from "./check";
 import { adoptImported, findLeftover, StateMemory } from "./adoption";
 import { CONFIG_ENDPOINT_KEY, CONFIG_TOKEN_KEY, dropEmpty, resolveConnection, type Connection } from "./connection";

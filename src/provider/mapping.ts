@@ -1,8 +1,8 @@
 /**
- * Wire objects (snake_case, `../client/types`) to Pulumi property bags and function results
+ * Wire objects (snake_case, `../shared/wire-types`) to Pulumi property bags and function results
  * (camelCase), and back. Pure.
  */
-import type { ApiCluster, ApiClusterSummary, ApiNode, CreateClusterRequest, NodeSize, UpdateClusterRequest } from "../client/types";
+import type { ApiCluster, ApiClusterSummary, ApiNode, CreateClusterRequest, NodeSize, UpdateClusterRequest } from "../shared/wire-types";
 import { omitUndefinedDeep } from "../shared/omit-undefined";
 import type { ClusterAttributes, ClusterInputs, ClusterOutputs } from "./types";
 

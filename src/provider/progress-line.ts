@@ -1,5 +1,5 @@
 /** The text of one progress line. Pure. */
-import type { ApiNodeList } from "../client/types";
+import type { ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "./durations";
 
 /**

@@ -24,7 +24,7 @@
  *   behind different endpoints or tokens are never answered from each other's pages.
  */
 import { MAX_PER_PAGE } from "../client/client";
-import type { ApiCluster, ApiClusterList } from "../client/types";
+import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { processSingleton } from "./process-singleton";
 import { isSharedPollClient, listPageCount, type SharedPollClient } from "./shared-poll";
 

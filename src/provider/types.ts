@@ -1,8 +1,8 @@
 /**
  * The property bags the dynamic provider exchanges with the Pulumi engine, in camelCase.
- * Wire (snake_case) shapes live in `../client/types`; `mapping.ts` converts between the two.
+ * Wire (snake_case) shapes live in `../shared/wire-types`; `mapping.ts` converts between the two.
  */
-import type { NodeSize, Phase } from "../client/types";
+import type { NodeSize, Phase } from "../shared/wire-types";
 import type { TimeoutStrings } from "./timeouts";
 
 /** Explicit connection settings given to one resource. */

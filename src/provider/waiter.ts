@@ -3,7 +3,7 @@
  * of `schedule.ts`, reads the status (provisioning, scaling, upgrading and deleting mean "not
  * yet"; error means stop), honours the operation's deadline and reports progress.
  */
-import type { ApiCluster, ApiNodeList } from "../client/types";
+import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "./durations";
 import { isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "./errors";

@@ -15,7 +15,7 @@
  * Several candidates are never guessed between.
  */
 import { matchesRequest } from "../client/reconcile";
-import type { ApiCluster } from "../client/types";
+import type { ApiCluster } from "../shared/wire-types";
 import { toCreateRequest } from "../provider/mapping";
 import type { ClusterInputs } from "../provider/types";
 

@@ -9,7 +9,7 @@
  * `__inState`, tells check the name the state records (see `state-record.ts`); check consumes it.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { NodeSize, Phase } from "../client/types";
+import type { NodeSize, Phase } from "../shared/wire-types";
 import { serializableProvider } from "../provider/serializable";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { stateRecordOf } from "./state-record";

@@ -1,6 +1,6 @@
 // Types of harness.mjs (the implementation is plain JavaScript so `node` scripts can import it).
 import type { EmulatorOptions, RunningEmulator } from "../../src/emulator";
-import type { ApiCluster } from "../../src/client/types";
+import type { ApiCluster } from "../../src/shared/wire-types";
 
 export declare const REPO_ROOT: string;
 /** The `@pulumi/pulumi` of package.json's devDependencies: the Pulumi version everything is pinned to. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApiCluster, ApiNode } from "../../src/client/types";
+import type { ApiCluster, ApiNode } from "../../src/shared/wire-types";
 import { toClusterInfo, toCreateRequest, toInputsAfterRead, toNodeInfo, toOutputs, toUpdateRequest } from "../../src/provider/mapping";
 
 const api: ApiCluster = {

@@ -1,6 +1,6 @@
 /** Which cluster an interrupted create made: the rule `cms-recover` acts on (pure). */
 import { describe, expect, it } from "vitest";
-import type { ApiCluster } from "../../src/client/types";
+import type { ApiCluster } from "../../src/shared/wire-types";
 import { planRecovery, type PendingCreate } from "../../src/recover/plan";
 
 const T0 = Date.parse("2026-11-23T10:00:00Z");

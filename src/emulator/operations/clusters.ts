@@ -3,7 +3,7 @@
  * emulator state, the caller's token and already schema-checked input, and either returns
  * the response body or throws an {@link ApiError}. Nothing changes before every check passed.
  */
-import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "../../client/types";
+import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "../../shared/wire-types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
 import { startDeletion, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
