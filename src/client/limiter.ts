@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type { RateLimitInfo } from "./headers";
 import { omitUndefined } from "../shared/omit-undefined";
+import { processSingleton } from "../shared/process-singleton";
 
 /** What the limiter knows about the current window. All times are local epoch ms. */
 export interface LimiterState {
@@ -203,18 +204,10 @@ export function limiterKey(endpoint: string, token: string): string {
   return `${endpoint}#${digest}`;
 }
 
-// Kept on globalThis under a registered symbol so that two copies of this package loaded in one
-// process (Pulumi program + dynamic provider closure) still share one budget per token.
-const REGISTRY_SYMBOL = Symbol.for("pulumi-cms.client.limiters");
-function registry(): Map<string, RateLimiter> {
-  const g = globalThis as unknown as Record<symbol, Map<string, RateLimiter> | undefined>;
-  let map = g[REGISTRY_SYMBOL];
-  if (!map) {
-    map = new Map();
-    g[REGISTRY_SYMBOL] = map;
-  }
-  return map;
-}
+// One registry per process, shared by every copy of this package loaded in it (Pulumi program
+// and dynamic-provider closure), so that they share one budget per token.
+const registry = (): Map<string, RateLimiter> =>
+  processSingleton(Symbol.for("pulumi-cms.client.limiters"), () => new Map<string, RateLimiter>());
 
 /** The process-wide limiter of an endpoint + token, created on first use. */
 export function sharedLimiter(endpoint: string, token: string): RateLimiter {

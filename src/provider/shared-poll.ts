@@ -22,7 +22,7 @@
 import { MAX_PER_PAGE } from "../client/client";
 import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
-import { processSingleton } from "./process-singleton";
+import { processSingleton } from "../shared/process-singleton";
 
 /** What the shared poller needs of a client: `CmsClient` has all of it. */
 export interface SharedPollClient {

@@ -25,7 +25,7 @@
  */
 import { MAX_PER_PAGE } from "../client/client";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
-import { processSingleton } from "./process-singleton";
+import { processSingleton } from "../shared/process-singleton";
 import { isSharedPollClient, listPageCount, type SharedPollClient } from "./shared-poll";
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
