@@ -10,7 +10,7 @@
 export * from "./resources";
 export * from "./functions";
 export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderOptions } from "./kubernetes"; // @pulumi/kubernetes loaded on first call
-export type { ClusterInfo, NodeInfo } from "./provider/mapping";
+export type { ClusterInfo, NodeInfo } from "./shared/cluster-info";
 export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "./shared/wire-types";
 /**
  * The provider's building blocks (check, diff, schedule, durations...), for tools and tests.

@@ -137,24 +137,21 @@ export function describeAction(method: string, path: string): { action: string; 
   return { action: `reading ${c}`, permission: "read", scopes };
 }
 
-const TOKEN_SETTING = "set it with `pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable";
-
 /** What the user should do about an error of this class, for this request. */
 export function hintFor(cls: ApiErrorClass, method: string, path: string, retryAfterMs?: number): string | undefined {
   const { clusterId, nodeId } = describePath(path);
   const what = describeAction(method, path);
   switch (cls) {
     case UnauthorizedError:
-      return `The API token was rejected (missing, invalid, expired or revoked): create a valid token and ${TOKEN_SETTING}.`;
+      return `The API token was rejected (missing, invalid, expired or revoked): use a valid token.`;
     case ForbiddenError:
       return (
         `${capitalise(what.action)} needs a token with the \`${what.permission}\` permission and scope ${what.scopes}; ` +
-        `use such a token (${TOKEN_SETTING}).`
+        "use such a token."
       );
     case NotFoundError:
       if (nodeId && clusterId) return `Node \`${nodeId}\` of cluster \`${clusterId}\` does not exist.`;
-      if (clusterId)
-        return `Cluster \`${clusterId}\` does not exist (it may have been deleted outside Pulumi; \`pulumi refresh\` updates the stack).`;
+      if (clusterId) return `Cluster \`${clusterId}\` does not exist (it may have been deleted).`;
       return undefined;
     case ConflictError:
       return clusterId

@@ -115,9 +115,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   if (!options || typeof options !== "object") throw new Error("CMS client options are required");
   const token = typeof options.token === "string" ? options.token.trim() : "";
   if (!token) {
-    throw new Error(
-      "No CMS API token: set it with `pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable.",
-    );
+    throw new Error("No CMS API token: the client option `token` is required (a token of the Cluster Management Service).");
   }
   const minRetryDelayMs = nonNegative("minRetryDelayMs", options.minRetryDelayMs, DEFAULT_CLIENT_OPTIONS.minRetryDelayMs);
   const maxRetryDelayMs = Math.max(

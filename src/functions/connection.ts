@@ -6,8 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { createClient, type CmsClient } from "../client";
-import { dropEmpty, resolveConnection } from "../provider/connection";
-import { safeMessage } from "../provider/errors";
+import { dropEmpty, resolveConnection, safeMessage } from "../connection";
 
 /** Explicit connection of one function call. */
 export interface FunctionConnectionArgs {

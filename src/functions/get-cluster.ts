@@ -1,6 +1,6 @@
 /** `getCluster`: one cluster by id. */
 import * as pulumi from "@pulumi/pulumi";
-import { toClusterInfo, type ClusterInfo } from "../provider/mapping";
+import { toClusterInfo, type ClusterInfo } from "../shared/cluster-info";
 import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getCluster}. */

@@ -1,7 +1,7 @@
 /** `getClusters`: every cluster the token can see, optionally by status. */
 import * as pulumi from "@pulumi/pulumi";
 import { CLUSTER_STATUSES, type ClusterStatus } from "../shared/wire-types";
-import { toClusterInfo, type ClusterInfo } from "../provider/mapping";
+import { toClusterInfo, type ClusterInfo } from "../shared/cluster-info";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getClusters}. */

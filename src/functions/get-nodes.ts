@@ -1,6 +1,6 @@
 /** `getNodes`: the nodes of a cluster. */
 import * as pulumi from "@pulumi/pulumi";
-import { toNodeInfo, type NodeInfo } from "../provider/mapping";
+import { toNodeInfo, type NodeInfo } from "../shared/cluster-info";
 import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getNodes}. */

@@ -17,7 +17,7 @@
 import type { CmsClient } from "../client";
 import type { ApiCluster } from "../shared/wire-types";
 import { isNotFound } from "../client/errors";
-import { safeMessage } from "./errors";
+import { safeMessage } from "../connection";
 import type { ClusterInputs } from "./types";
 
 /**

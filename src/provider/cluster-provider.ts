@@ -12,10 +12,18 @@ import { createClient, type ClientOptions, type CmsClient } from "../client";
 import type { ApiCluster, ApiClusterSummary } from "../shared/wire-types";
 import { checkCluster } from "./check";
 import { adoptImported, findLeftover, StateMemory } from "./adoption";
-import { CONFIG_ENDPOINT_KEY, CONFIG_TOKEN_KEY, dropEmpty, resolveConnection, type Connection } from "./connection";
+import {
+  CONFIG_ENDPOINT_KEY,
+  CONFIG_TOKEN_KEY,
+  dropEmpty,
+  resolveConnection,
+  safeMessage,
+  type Connection,
+  type ConnectionInputs,
+} from "../connection";
 import { diffCluster } from "./diff";
 import { isConflict, isNotFound, statusOf } from "../client/errors";
-import { ClusterInitError, safeMessage } from "./errors";
+import { ClusterInitError } from "./errors";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
@@ -26,7 +34,7 @@ import { retryLine } from "./progress-line";
 import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
-import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs, type ConnectionInputs } from "./types";
+import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } from "./types";
 import { SYSTEM_CLOCK, WaitError, waitForGone, waitForRunning, type Clock } from "./waiter";
 
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */

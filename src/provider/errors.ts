@@ -4,7 +4,6 @@
  * partial failure, which records the cluster (id and properties) in the stack although the
  * operation failed. Without it a failed wait would forget a cluster that exists and bills.
  */
-import { redact } from "../client/redact";
 
 /**
  * The cluster exists but did not reach a usable state (it ended in `error`, or the wait timed out
@@ -27,14 +26,4 @@ export class ClusterInitError extends Error {
     this.properties = properties;
     this.reasons = reasons;
   }
-}
-
-/**
- * The message of any thrown value, with every occurrence of the given secrets replaced. The
- * client already keeps tokens out of its errors; this is the second lock on the door, for
- * messages that reach the Pulumi CLI and its logs.
- */
-export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
-  const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
-  return redact(raw, secrets);
 }

@@ -22,15 +22,12 @@ export {
 } from "./check";
 export { diffCluster, type ClusterDiff, type PropertyDiff, type PropertyDiffKind } from "./diff";
 export {
-  toClusterInfo,
-  toNodeInfo,
   toCreateRequest,
   toUpdateRequest,
   toOutputs,
   toInputsAfterRead,
-  type ClusterInfo,
-  type NodeInfo,
 } from "./mapping";
+export { toClusterInfo, toNodeInfo, type ClusterInfo, type NodeInfo } from "../shared/cluster-info";
 export { nextPollDelay, pollInstants, DEFAULT_POLL_SCHEDULE, type PollSchedule } from "./schedule";
 export { parseDuration, formatDuration } from "./durations";
 export {
@@ -61,10 +58,12 @@ export {
   CONFIG_TOKEN_KEY,
   ENV_ENDPOINT,
   ENV_TOKEN,
+  safeMessage,
   type Connection,
+  type ConnectionInputs,
   type ConnectionSources,
-} from "./connection";
-export { ClusterInitError, safeMessage } from "./errors";
+} from "../connection";
+export { ClusterInitError } from "./errors";
 export {
   waitForCluster,
   judgeStatus,
@@ -78,4 +77,4 @@ export {
 export { progressLine } from "./progress-line";
 export { setProgressSink, progressSink, engineAddressFromHost, NO_PROGRESS, type ProgressSink } from "./progress";
 export { UNKNOWN, isUnknown, containsUnknown } from "./unknown";
-export type { ClusterAttributes, ClusterInputs, ClusterOutputs, ConnectionInputs, HiddenInputs } from "./types";
+export type { ClusterAttributes, ClusterInputs, ClusterOutputs, HiddenInputs } from "./types";

@@ -1,76 +1,12 @@
 /**
- * Wire objects (snake_case, `../shared/wire-types`) to Pulumi property bags and function results
- * (camelCase), and back. Pure.
+ * Wire objects (snake_case, `../shared/wire-types`) to the provider's property bags (camelCase),
+ * and back. The camelCase cluster itself is `../shared/cluster-info`, shared with the functions.
+ * Pure.
  */
-import type { ApiCluster, ApiClusterSummary, ApiNode, CreateClusterRequest, NodeSize, UpdateClusterRequest } from "../shared/wire-types";
+import { toClusterInfo } from "../shared/cluster-info";
 import { omitUndefinedDeep } from "../shared/omit-undefined";
-import type { ClusterAttributes, ClusterInputs, ClusterOutputs } from "./types";
-
-/** A cluster as the functions return it (camelCase copy of the API object). */
-export interface ClusterInfo extends ClusterAttributes {
-  /** Cluster id, `cls_...`. */
-  id: string;
-}
-
-/** A node as the functions return it. */
-export interface NodeInfo {
-  /** Node id, `node_...`. */
-  id: string;
-  /** Id of the parent cluster. */
-  clusterId: string;
-  /** Node name. */
-  name: string;
-  /** controlplane or worker. */
-  role: string;
-  /** provisioning, installing, joining, ready, not_ready, draining or deleting. */
-  status: string;
-  /** Node size. */
-  nodeSize: NodeSize;
-  /** Internal IP address. */
-  ipAddress: string;
-  /** Kubernetes version of the node. */
-  kubernetesVersion: string;
-  /** Version of the node operating system. */
-  talosVersion: string;
-  /** Creation time, ISO 8601. */
-  createdAt: string;
-}
-
-/** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}. */
-export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
-  const full = c as Partial<ApiCluster>;
-  return omitUndefinedDeep({
-    id: c.id,
-    name: c.name,
-    status: c.status,
-    phase: c.phase,
-    controlPlanes: c.control_planes,
-    workers: c.workers,
-    nodeSize: c.node_size,
-    nodeCount: full.node_count,
-    endpoint: full.endpoint,
-    kubernetesVersion: full.kubernetes_version,
-    createdAt: c.created_at,
-    updatedAt: full.updated_at,
-    infraId: full.infra_id ?? undefined,
-  }) as ClusterInfo;
-}
-
-/** The API node object as a camelCase {@link NodeInfo}. */
-export function toNodeInfo(n: ApiNode): NodeInfo {
-  return omitUndefinedDeep({
-    id: n.id,
-    clusterId: n.cluster_id,
-    name: n.name,
-    role: n.role,
-    status: n.status,
-    nodeSize: n.node_size,
-    ipAddress: n.ip_address,
-    kubernetesVersion: n.kubernetes_version,
-    talosVersion: n.talos_version,
-    createdAt: n.created_at,
-  }) as NodeInfo;
-}
+import type { ApiCluster, ApiClusterSummary, CreateClusterRequest, UpdateClusterRequest } from "../shared/wire-types";
+import type { ClusterInputs, ClusterOutputs } from "./types";
 
 /** The POST /v1/clusters body for checked inputs. */
 export function toCreateRequest(inputs: ClusterInputs): CreateClusterRequest {

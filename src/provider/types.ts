@@ -2,16 +2,10 @@
  * The property bags the dynamic provider exchanges with the Pulumi engine, in camelCase.
  * Wire (snake_case) shapes live in `../shared/wire-types`; `mapping.ts` converts between the two.
  */
+import type { ConnectionInputs } from "../connection";
+import type { ClusterAttributes } from "../shared/cluster-info";
 import type { NodeSize, Phase } from "../shared/wire-types";
 import type { TimeoutStrings } from "./timeouts";
-
-/** Explicit connection settings given to one resource. */
-export interface ConnectionInputs {
-  /** Base URL of the service, without `/v1`. */
-  endpoint?: string;
-  /** API token; the Cluster resource marks it secret. */
-  token?: string;
-}
 
 /**
  * Hidden inputs the Cluster resource adds for the provider's own use. `diff` ignores them:
@@ -55,36 +49,7 @@ export interface ClusterInputs extends HiddenInputs {
   __provider?: string;
 }
 
-/**
- * What the service reports about a cluster, in camelCase: the fields shared by the Cluster's
- * outputs and the function results (`ClusterInfo`). One list, so the two cannot drift apart.
- */
-export interface ClusterAttributes {
-  /** Cluster name. */
-  name: string;
-  /** provisioning, running, scaling, upgrading, error or deleting (as last seen). */
-  status: string;
-  /** managed, onpremise or baremetal. */
-  phase: Phase;
-  /** Number of control planes (1 or 3). */
-  controlPlanes: number;
-  /** Number of workers (actual, after a refresh). */
-  workers: number;
-  /** Size of every node (actual, after a refresh). */
-  nodeSize: NodeSize;
-  /** Total node count (absent in the abbreviated create response). */
-  nodeCount?: number;
-  /** Kubernetes API server URL, `https://<host>:<port>`. */
-  endpoint?: string;
-  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
-  kubernetesVersion?: string;
-  /** Creation time, ISO 8601 UTC. */
-  createdAt?: string;
-  /** Last change, ISO 8601 UTC. */
-  updatedAt?: string;
-  /** Target infrastructure (from the API; in the outputs, else from the inputs). */
-  infraId?: string;
-}
+export type { ClusterAttributes };
 
 /** Outputs (state) of a Cluster: what read/update/delete receive as `olds`/`props`. */
 export interface ClusterOutputs extends HiddenInputs, ClusterAttributes {

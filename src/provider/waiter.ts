@@ -6,7 +6,7 @@
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "./durations";
 import { isNotFound, isTransient } from "../client/errors";
-import { safeMessage } from "./errors";
+import { safeMessage } from "../connection";
 import { progressLine } from "./progress-line";
 import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollSchedule } from "./schedule";
 import { sharedPollerFor } from "./shared-poll";

@@ -16,6 +16,7 @@ import {
   networkErrorFrom,
   parseErrorBody,
 } from "../../src/client";
+import { safeMessage } from "../../src/connection";
 
 const TOKEN = "cms_live_0123456789abcdefSECRET";
 const body = (error: string, message: string) => JSON.stringify({ error, message });
@@ -87,11 +88,12 @@ describe("status and code mapping", () => {
 });
 
 describe("messages tell the user what to do", () => {
-  it("401 names the config key and the environment variable", () => {
+  it("401 says the token was rejected; the Pulumi advice (cms:token, CMS_TOKEN) is the provider's to add", () => {
     const e = map(401, body("unauthorized", "Token is invalid or expired"));
     expect(e.message).toContain("Token is invalid or expired");
-    expect(e.message).toContain("cms:token");
-    expect(e.message).toContain("CMS_TOKEN");
+    expect(e.message).toContain("The API token was rejected");
+    expect(e.message).not.toMatch(/pulumi|cms:token|CMS_TOKEN/);
+    expect(safeMessage(e)).toContain("`pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable");
   });
 
   it("403 on create says which permission and scope are needed", () => {

@@ -35,8 +35,9 @@ describe("resolveClientOptions", () => {
     expect(DEFAULT_USER_AGENT).toMatch(/^pulumi-cms\/\d+\.\d+\.\d+/);
   });
 
-  it("explains how to set a missing token", () => {
-    expect(() => resolveClientOptions({ endpoint: "http://h", token: "  " })).toThrow(/cms:token.*CMS_TOKEN/);
+  it("names the option a missing token belongs in, without Pulumi advice (the provider adds that)", () => {
+    expect(() => resolveClientOptions({ endpoint: "http://h", token: "  " })).toThrow(/client option `token` is required/);
+    expect(() => resolveClientOptions({ endpoint: "http://h", token: "  " })).not.toThrow(/pulumi/);
   });
 
   it("rejects nonsense numbers", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normalizeEndpoint } from "../../src/client/options";
-import { ConnectionError, resolveConnection } from "../../src/provider/connection";
+import { ConnectionError, resolveConnection } from "../../src/connection";
 
 const env = { CMS_ENDPOINT: "http://env:1", CMS_TOKEN: "env-token" };
 

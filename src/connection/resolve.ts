@@ -1,5 +1,6 @@
 /**
- * Where the provider finds the service's address and token. In order, per setting:
+ * Where the provider and the functions find the service's address and token. In order, per
+ * setting:
  *
  * 1. the resource's explicit `connection` argument,
  * 2. stack configuration `cms:endpoint` / `cms:token` (handed to the provider by the engine),
@@ -8,7 +9,14 @@
  * Pure apart from the default `env` argument. Messages never contain the token.
  */
 import { normalizeEndpoint } from "../client/options";
-import type { ConnectionInputs } from "./types";
+
+/** Explicit connection settings given to one resource or function call. */
+export interface ConnectionInputs {
+  /** Base URL of the service, without `/v1`. */
+  endpoint?: string;
+  /** API token; the Cluster resource marks it secret. */
+  token?: string;
+}
 
 /** Stack configuration keys. */
 export const CONFIG_ENDPOINT_KEY = "cms:endpoint";

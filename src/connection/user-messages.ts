@@ -1,0 +1,32 @@
+/**
+ * The text a Pulumi user sees for a failure: the error's message with every secret replaced, and
+ * for the service's errors the Pulumi way to act on them (`pulumi config set`, `pulumi refresh`).
+ * The client's own messages stay free of Pulumi: it is a general-purpose client.
+ */
+import { ForbiddenError, NotFoundError, UnauthorizedError } from "../client/errors";
+import { describePath } from "../client/error-mapping";
+import { redact } from "../client/redact";
+import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
+
+/** What a Pulumi user does about this error, or `undefined` when the client's hint says it all. */
+export function pulumiAdvice(e: unknown): string | undefined {
+  if (e instanceof UnauthorizedError || e instanceof ForbiddenError) {
+    return `Set the token with \`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\` or the \`${ENV_TOKEN}\` environment variable.`;
+  }
+  if (e instanceof NotFoundError) {
+    const { clusterId, nodeId } = describePath(e.path);
+    if (clusterId && !nodeId) return "If it was deleted outside Pulumi, `pulumi refresh` updates the stack.";
+  }
+  return undefined;
+}
+
+/**
+ * The message of any thrown value, with the Pulumi advice for it and every occurrence of the given
+ * secrets replaced. The client already keeps tokens out of its errors; this is the second lock on
+ * the door, for messages that reach the Pulumi CLI and its logs.
+ */
+export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
+  const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
+  const advice = pulumiAdvice(e);
+  return redact(advice ? `${raw} ${advice}` : raw, secrets);
+}

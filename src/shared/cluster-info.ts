@@ -1,0 +1,103 @@
+/**
+ * A cluster and a node as a Pulumi program sees them: camelCase copies of the API objects, the
+ * shape of the functions' results and of the Cluster's reported outputs. Pure.
+ */
+import { omitUndefinedDeep } from "./omit-undefined";
+import type { ApiCluster, ApiClusterSummary, ApiNode, NodeSize, Phase } from "./wire-types";
+
+/**
+ * What the service reports about a cluster, in camelCase: the fields shared by the Cluster's
+ * outputs and the function results (`ClusterInfo`). One list, so the two cannot drift apart.
+ */
+export interface ClusterAttributes {
+  /** Cluster name. */
+  name: string;
+  /** provisioning, running, scaling, upgrading, error or deleting (as last seen). */
+  status: string;
+  /** managed, onpremise or baremetal. */
+  phase: Phase;
+  /** Number of control planes (1 or 3). */
+  controlPlanes: number;
+  /** Number of workers (actual, after a refresh). */
+  workers: number;
+  /** Size of every node (actual, after a refresh). */
+  nodeSize: NodeSize;
+  /** Total node count (absent in the abbreviated create response). */
+  nodeCount?: number;
+  /** Kubernetes API server URL, `https://<host>:<port>`. */
+  endpoint?: string;
+  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
+  kubernetesVersion?: string;
+  /** Creation time, ISO 8601 UTC. */
+  createdAt?: string;
+  /** Last change, ISO 8601 UTC. */
+  updatedAt?: string;
+  /** Target infrastructure (from the API; in the outputs, else from the inputs). */
+  infraId?: string;
+}
+
+/** A cluster as the functions return it (camelCase copy of the API object). */
+export interface ClusterInfo extends ClusterAttributes {
+  /** Cluster id, `cls_...`. */
+  id: string;
+}
+
+/** A node as the functions return it. */
+export interface NodeInfo {
+  /** Node id, `node_...`. */
+  id: string;
+  /** Id of the parent cluster. */
+  clusterId: string;
+  /** Node name. */
+  name: string;
+  /** controlplane or worker. */
+  role: string;
+  /** provisioning, installing, joining, ready, not_ready, draining or deleting. */
+  status: string;
+  /** Node size. */
+  nodeSize: NodeSize;
+  /** Internal IP address. */
+  ipAddress: string;
+  /** Kubernetes version of the node. */
+  kubernetesVersion: string;
+  /** Version of the node operating system. */
+  talosVersion: string;
+  /** Creation time, ISO 8601. */
+  createdAt: string;
+}
+
+/** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}. */
+export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
+  const full = c as Partial<ApiCluster>;
+  return omitUndefinedDeep({
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    phase: c.phase,
+    controlPlanes: c.control_planes,
+    workers: c.workers,
+    nodeSize: c.node_size,
+    nodeCount: full.node_count,
+    endpoint: full.endpoint,
+    kubernetesVersion: full.kubernetes_version,
+    createdAt: c.created_at,
+    updatedAt: full.updated_at,
+    infraId: full.infra_id ?? undefined,
+  }) as ClusterInfo;
+}
+
+/** The API node object as a camelCase {@link NodeInfo}. */
+export function toNodeInfo(n: ApiNode): NodeInfo {
+  return omitUndefinedDeep({
+    id: n.id,
+    clusterId: n.cluster_id,
+    name: n.name,
+    role: n.role,
+    status: n.status,
+    nodeSize: n.node_size,
+    ipAddress: n.ip_address,
+    kubernetesVersion: n.kubernetes_version,
+    talosVersion: n.talos_version,
+    createdAt: n.created_at,
+  }) as NodeInfo;
+}
