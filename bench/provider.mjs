@@ -151,7 +151,6 @@ async function benchLong() {
   const provTok = newToken("long_provider");
   const baseTok = newToken("long_baseline");
   const clock = new ManualClock(Date.now());
-  const vclock = { now: () => clock.now(), sleep: async (ms) => clock.advance(Math.max(0, Math.round(ms))) };
   const emu = await startEmulator({
     port: 0,
     clock,
@@ -170,7 +169,7 @@ async function benchLong() {
     const c = (await emu.control.clusters()).find((x) => x.id === id);
     return Date.parse(c.created_at) + durationMs;
   };
-  const previous = cp.setProviderSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock: vclock });
+  const previous = cp.setProviderSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock });
   const inputs = (name) => ({
     name,
     controlPlanes: 1,
@@ -201,7 +200,7 @@ async function benchLong() {
       endpoint: emu.url,
       token: baseTok,
       intervalMs: P.intervalSeconds * 1000,
-      clock: vclock,
+      clock,
       maxPolls: 100_000,
     });
     const since = nowMs();

@@ -63,8 +63,6 @@ interface RetryHooks<T> {
   afterUnknownOutcome?: (error: ApiError) => Promise<Recovered<T> | undefined>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Client of the Cluster Management Service v1 API. One method per endpoint. */
 export class CmsClient {
   /** Normalised base URL, without `/v1`. */
@@ -107,7 +105,7 @@ export class CmsClient {
 
   /** The server's clock as best we know it (local clock plus the skew seen in `Date` headers). */
   serverNow(): number {
-    return Date.now() + this.#serverOffsetMs;
+    return this.#options.clock.now() + this.#serverOffsetMs;
   }
 
   // ---------------------------------------------------------------------------------- clusters
@@ -148,7 +146,7 @@ export class CmsClient {
    * after the requested wait.
    */
   async createCluster(body: CreateClusterRequest): Promise<ApiClusterSummary> {
-    const startedLocal = Date.now();
+    const startedLocal = this.#options.clock.now();
     const res = await this.#withRetry<Exchange | ApiCluster>(
       "POST",
       "/clusters",
@@ -156,16 +154,16 @@ export class CmsClient {
       {
         verify: async (error) => {
           // A status reply means the server is done with the request; silence means it may not be.
-          const settleUntil = Date.now() + (error instanceof NetworkError ? this.#options.settleWindowMs : 0);
+          const settleUntil = this.#options.clock.now() + (error instanceof NetworkError ? this.#options.settleWindowMs : 0);
           for (;;) {
             const all = await this.listAllClusters();
             // Compute the start on the server's clock only now: the list's Date headers have just
             // refreshed our estimate of the skew.
             const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
             if (found) return { value: found };
-            const left = settleUntil - Date.now();
+            const left = settleUntil - this.#options.clock.now();
             if (left <= 0) return undefined;
-            await sleep(Math.min(left, 1_000));
+            await this.#options.clock.sleep(Math.min(left, 1_000));
           }
         },
       },
@@ -296,6 +294,7 @@ export class CmsClient {
             retries: this.#options.retries,
             minRetryDelayMs: this.#options.minRetryDelayMs,
             maxRetryDelayMs: this.#options.maxRetryDelayMs,
+            now: () => this.#options.clock.now(),
           });
           // Throwing from here ends p-retry with THIS error (not its "most frequent" one).
           if (!decision.retry) throw error;
@@ -318,7 +317,7 @@ export class CmsClient {
           } catch {
             // A logging callback must not change the outcome of the request.
           }
-          if (decision.delayMs > 0) await sleep(decision.delayMs);
+          if (decision.delayMs > 0) await this.#options.clock.sleep(decision.delayMs);
         },
       });
     } catch (error) {
@@ -377,7 +376,7 @@ export class CmsClient {
     } finally {
       if (timer) clearTimeout(timer);
     }
-    const receivedAt = Date.now();
+    const receivedAt = this.#options.clock.now();
     const headers = toHeaderBag(response.headers);
     const body = typeof response.data === "string" ? response.data : response.data == null ? "" : String(response.data);
     const serverDate = parseDateHeader(headers.date);

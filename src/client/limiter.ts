@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { RateLimitInfo } from "./headers";
+import { systemClock, type Clock } from "../shared/clock";
 import { omitUndefined } from "../shared/omit-undefined";
 import { processSingleton } from "../shared/process-singleton";
 
@@ -42,12 +43,10 @@ export interface PacingOptions {
   maxWaitMs: number;
 }
 
-/** Options of a {@link RateLimiter}: pacing plus injectable clock and sleep. */
+/** Options of a {@link RateLimiter}: pacing plus an injectable clock. */
 export interface LimiterOptions extends PacingOptions {
-  /** Clock, epoch ms. */
-  now: () => number;
-  /** Sleep; tests inject one that advances a fake clock. */
-  sleep: (ms: number) => Promise<void>;
+  /** Time source of the pacing and its waits; tests inject a `ManualClock` or their own. */
+  clock: Clock;
 }
 
 /** Defaults of {@link LimiterOptions}. */
@@ -55,8 +54,7 @@ export const DEFAULT_LIMITER_OPTIONS: LimiterOptions = {
   paceBelowFraction: 0.5,
   safetyMarginMs: 1000,
   maxWaitMs: 90_000,
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  clock: systemClock,
 };
 
 /**
@@ -132,7 +130,7 @@ export class RateLimiter {
     this.queue = new Promise<void>((resolve) => (release = resolve));
     await previous;
     try {
-      const started = this.options.now();
+      const started = this.options.clock.now();
       // Re-check after every sleep: responses arriving meanwhile may have changed the picture.
       for (let i = 0; i < 1000; i++) {
         if (!this.answered && this.state.remaining === undefined && this.state.inFlight > 0) {
@@ -142,11 +140,11 @@ export class RateLimiter {
           await this.nextResponse();
           continue;
         }
-        const delay = computePacingDelay(this.state, this.options.now(), this.options);
+        const delay = computePacingDelay(this.state, this.options.clock.now(), this.options);
         if (delay <= 0) break;
-        await this.options.sleep(delay);
+        await this.options.clock.sleep(delay);
       }
-      const now = this.options.now();
+      const now = this.options.clock.now();
       const s = this.state;
       if (s.resetAt !== undefined && now >= s.resetAt + this.options.safetyMarginMs) {
         // The window we knew about is over; assume a fresh one until a response says otherwise.
@@ -168,7 +166,7 @@ export class RateLimiter {
    * @param info rate-limit headers of its response; omit when no response arrived
    * @param receivedAt local time the response arrived
    */
-  complete(info?: RateLimitInfo, receivedAt: number = this.options.now()): void {
+  complete(info?: RateLimitInfo, receivedAt: number = this.options.clock.now()): void {
     const s = this.state;
     s.inFlight = Math.max(0, s.inFlight - 1);
     const waiters = this.responseWaiters;

@@ -1,4 +1,5 @@
 /** Client options, their defaults and their normalisation. */
+import { systemClock, type Clock } from "../shared/clock";
 import type { RateLimiter } from "./limiter";
 import { DEFAULT_USER_AGENT } from "./version";
 
@@ -48,6 +49,13 @@ export interface ClientOptions {
    * `false`: no pacing. A {@link RateLimiter} instance: use that one (tests inject a clock).
    */
   limiter?: boolean | RateLimiter;
+  /**
+   * Time source of retry waits, the wait for a lost create to show up, and the server-clock
+   * estimate. Default the wall clock; tests pass a `ManualClock`. A limiter of this client's own
+   * (`limiter: new RateLimiter({ clock })`) takes the clock separately: the shared one runs on the
+   * wall clock.
+   */
+  clock?: Clock;
 }
 
 /** Options after merging defaults and normalising. */
@@ -63,6 +71,7 @@ export interface ResolvedClientOptions {
   /** See {@link ClientOptions.onRetry}. */
   onRetry?: (info: RetryInfo) => void;
   limiter: boolean | RateLimiter;
+  clock: Clock;
 }
 
 /** Defaults merged under the caller's options. */
@@ -133,5 +142,6 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     userAgent: options.userAgent || DEFAULT_CLIENT_OPTIONS.userAgent,
     onRetry: options.onRetry,
     limiter: options.limiter ?? DEFAULT_CLIENT_OPTIONS.limiter,
+    clock: options.clock ?? systemClock,
   };
 }

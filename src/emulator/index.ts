@@ -10,7 +10,7 @@
  * ```
  */
 import { newAdminToken, newDevToken, toPrincipal } from "./auth";
-import { systemClock } from "./clock";
+import { systemClock } from "../shared/clock";
 import { createControl } from "./control";
 import { loadState, Persister } from "./persistence";
 import { buildServer } from "./server";
@@ -30,7 +30,7 @@ export type {
   TokenSpec,
 } from "./types";
 export { controlClient, ControlError } from "./control-client";
-export { ManualClock, systemClock, type Clock } from "./clock";
+export { ManualClock, systemClock, type Clock } from "../shared/clock";
 export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
 export { CONTROL_ROUTES } from "./control-route-table";

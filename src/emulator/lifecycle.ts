@@ -8,7 +8,6 @@
  * file holds the same timestamps.
  */
 import type { ApiCluster, ApiClusterSummary, ApiNode, NodeRole, NodeSize, NodeStatus, Phase } from "../shared/wire-types";
-import { iso } from "./clock";
 import { newClusterId, newNodeId, newSecret } from "./ids";
 
 /** Kubernetes version of new clusters. */
@@ -440,4 +439,9 @@ export function toApiNode(c: ClusterRecord, n: NodeRecord): ApiNode {
     talos_version: n.talos_version,
     created_at: n.created_at,
   };
+}
+
+/** ISO 8601 UTC text of an epoch-milliseconds time. */
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }

@@ -1,7 +1,7 @@
 /**
  * Everything the emulator knows, in one object that every operation receives.
  */
-import type { Clock } from "./clock";
+import type { Clock } from "../shared/clock";
 import { settle, type ClusterRecord } from "./lifecycle";
 import { TokenStore } from "./auth";
 import { TokenRateWindows } from "./limits";
@@ -51,7 +51,7 @@ export class EmulatorState {
   durable: () => Promise<void> = () => Promise.resolve();
 
   constructor(
-    readonly clock: Clock,
+    readonly clock: Pick<Clock, "now">,
     timings: Required<Timings>,
     planLimits: Partial<Record<Plan, number>> = {},
   ) {

@@ -3,7 +3,7 @@
  * of the repo (provider tests, benchmarks) code against exactly these shapes.
  */
 import type { ApiCluster } from "../shared/wire-types";
-import type { Clock } from "./clock";
+import type { Clock } from "../shared/clock";
 
 /** Permission a token can carry. */
 export type Permission = "read" | "write" | "admin";
@@ -43,8 +43,11 @@ export interface EmulatorOptions {
   statePath?: string;
   /** Fastify request logging to stdout (never logs headers or bodies). */
   logger?: boolean;
-  /** Time source; default the wall clock. Tests pass a {@link ManualClock}. */
-  clock?: Clock;
+  /**
+   * Time source; default the wall clock. Tests pass a {@link ManualClock}. The emulator only reads
+   * the time, so anything with `now()` will do.
+   */
+  clock?: Pick<Clock, "now">;
   /** Overrides of the per-plan requests-per-minute limits (benchmarks only). */
   planLimits?: Partial<Record<Plan, number>>;
   /** Limits on connections; see {@link ConnectionLimits} for the defaults. */

@@ -35,7 +35,8 @@ import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } from "./types";
-import { SYSTEM_CLOCK, WaitError, waitForGone, waitForRunning, type Clock } from "./waiter";
+import { systemClock, type Clock } from "../shared/clock";
+import { WaitError, waitForGone, waitForRunning } from "./waiter";
 
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */
 export interface ProviderSettings {
@@ -163,7 +164,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   let configured: ConnectionInputs = {};
   /** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
   const stateMemory = new StateMemory();
-  const clock = (): Clock => settings.clock ?? SYSTEM_CLOCK;
+  const clock = (): Clock => settings.clock ?? systemClock;
 
   /** The waits of one operation: every option but the target is the operation's. */
   function waitsFor(op: {

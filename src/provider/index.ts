@@ -68,12 +68,11 @@ export {
   waitForCluster,
   judgeStatus,
   WaitError,
-  SYSTEM_CLOCK,
-  type Clock,
   type WaitOptions,
   type WaitTarget,
   type StatusVerdict,
 } from "./waiter";
+export { systemClock, ManualClock, type Clock } from "../shared/clock";
 export { progressLine } from "./progress-line";
 export { setProgressSink, progressSink, engineAddressFromHost, NO_PROGRESS, type ProgressSink } from "./progress";
 export { UNKNOWN, isUnknown, containsUnknown } from "./unknown";

@@ -3,6 +3,7 @@
  * of `schedule.ts`, reads the status (provisioning, scaling, upgrading and deleting mean "not
  * yet"; error means stop), honours the operation's deadline and reports progress.
  */
+import { systemClock, type Clock } from "../shared/clock";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "./durations";
 import { isNotFound, isTransient } from "../client/errors";
@@ -72,20 +73,6 @@ export class WaitError extends Error {
   }
 }
 
-/** Time source, injectable so tests need not sleep. */
-export interface Clock {
-  /** Current time, epoch ms. */
-  now(): number;
-  /** Resolve after `ms` milliseconds (of this clock). */
-  sleep(ms: number): Promise<void>;
-}
-
-/** Real time. */
-export const SYSTEM_CLOCK: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
 /** The two client calls the waiter makes. */
 export interface WaiterClient {
   /** GET /v1/clusters/{id}. */
@@ -117,7 +104,7 @@ export interface WaitOptions {
   secrets?: string[];
   /** Poll schedule; {@link DEFAULT_POLL_SCHEDULE} by default. */
   schedule?: PollSchedule;
-  /** Time source; {@link SYSTEM_CLOCK} by default. */
+  /** Time source; {@link systemClock} by default. */
   clock?: Clock;
   /**
    * Share polls with the other clusters of this endpoint + token waited on in this process (one
@@ -135,7 +122,7 @@ export interface WaitOptions {
  *   (404 while waiting for running) or `timeout`; a non-transient API error (401, 403...) as is
  */
 export async function waitForCluster(options: WaitOptions): Promise<ApiCluster | undefined> {
-  const clock = options.clock ?? SYSTEM_CLOCK;
+  const clock = options.clock ?? systemClock;
   const schedule = options.schedule ?? DEFAULT_POLL_SCHEDULE;
   const start = options.startedAt ?? clock.now();
   const deadline = start + options.timeoutMs;
@@ -144,7 +131,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   let polls = 0;
   let nodes: ApiNodeList | undefined;
   let nodesListedAt: number | undefined;
-  const shared = (options.sharedPolling ?? clock === SYSTEM_CLOCK) ? sharedPollerFor(options.client) : undefined;
+  const shared = (options.sharedPolling ?? clock === systemClock) ? sharedPollerFor(options.client) : undefined;
 
   for (;;) {
     const now = clock.now();

@@ -32,7 +32,7 @@ describe("limiter, first response", () => {
         "x-ratelimit-reset": String(Math.ceil((server.windowStart + 60_000) / 1000)),
       };
     };
-    const limiter = new RateLimiter({ now, sleep });
+    const limiter = new RateLimiter({ clock: { now, sleep } });
     // Twenty callers at once, each request in flight until the next turn of the event loop
     // (without the hold all twenty go out before the first answer: fifteen 429s).
     await Promise.all(

@@ -56,10 +56,12 @@ describe("rate limiter against the emulator (community plan, 100 a minute)", () 
     await spend(token, 95);
     const sleeps: number[] = [];
     const limiter = new RateLimiter({
-      now: () => clock.now(),
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        clock.advance(ms);
+      clock: {
+        now: () => clock.now(),
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock.advance(ms);
+        },
       },
     });
     // retries 0: a single 429 would surface as RateLimitedError and fail the test.
@@ -98,7 +100,7 @@ describe("shared limiter against the emulator (wall clock)", () => {
     await emu.control.injectFault({ kind: "rate_limit", retryAfterSeconds: 1, method: "GET", path: "/v1/clusters", count: 1 });
     const held: number[] = [];
     // Real clock; the limiter's holds are recorded instead of slept (the retry's own 1 s is slept).
-    const limiter = new RateLimiter({ sleep: async (ms) => void held.push(ms) });
+    const limiter = new RateLimiter({ clock: { now: () => Date.now(), sleep: async (ms) => void held.push(ms) } });
     const c = client(emu, { limiter });
     await c.listClusters();
     expect(c.retries.map((r) => r.delayMs)).toEqual([1000]);

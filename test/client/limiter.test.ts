@@ -115,7 +115,7 @@ describe("computePacingDelay", () => {
 describe("RateLimiter against a simulated 100-a-minute server", () => {
   it("sends 150 sequential requests without a single 429, pacing into the next window", async () => {
     const { now, sleep, clock } = fakeTime();
-    const limiter = new RateLimiter({ now, sleep });
+    const limiter = new RateLimiter({ clock: { now, sleep } });
     const server = new FixedWindowServer(100);
     const statuses: number[] = [];
     for (let i = 0; i < 150; i++) statuses.push(await send(limiter, server, now));
@@ -135,7 +135,7 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
 
   it("keeps concurrent callers under the limit too", async () => {
     const { now, sleep } = fakeTime();
-    const limiter = new RateLimiter({ now, sleep });
+    const limiter = new RateLimiter({ clock: { now, sleep } });
     const server = new FixedWindowServer(100);
     const worker = async (n: number) => {
       for (let i = 0; i < n; i++) {
@@ -158,7 +158,7 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
     // Someone else used 98 of the window, 20 s ago.
     server.windowStart = START - 20_000;
     server.used = 98;
-    const limiter = new RateLimiter({ now, sleep });
+    const limiter = new RateLimiter({ clock: { now, sleep } });
     for (let i = 0; i < 5; i++) await send(limiter, server, now);
     expect(server.rejected).toBe(0);
     // The 1st request learns the state; the 2nd is spread over the ~40 s left; the 3rd must wait
@@ -169,7 +169,7 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
 
   it("records a refusal even without headers, so the next request waits", async () => {
     const { now, sleep, clock } = fakeTime();
-    const limiter = new RateLimiter({ now, sleep });
+    const limiter = new RateLimiter({ clock: { now, sleep } });
     await limiter.acquire();
     limiter.complete({ remaining: 0, resetInMs: 5000 }, now());
     await limiter.acquire();
@@ -178,7 +178,7 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
 
   it("forgets a window that has ended and starts afresh", async () => {
     const { now, sleep, clock } = fakeTime();
-    const limiter = new RateLimiter({ now, sleep });
+    const limiter = new RateLimiter({ clock: { now, sleep } });
     await limiter.acquire();
     limiter.complete({ limit: 10, remaining: 0, resetInMs: 1000 }, now());
     clock.t += 2000; // past the reset and its safety margin

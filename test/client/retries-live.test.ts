@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import { ManualClock, type RunningEmulator } from "../../src/emulator";
 import { ConflictError, NetworkError, RateLimitedError, ServerError } from "../../src/client";
 import { SMALL, client, emulator, lossyProxy, rejection, waitForStatus, type LossyProxy } from "./helpers";
 
@@ -48,17 +48,21 @@ describe("idempotent requests are retried", () => {
   it("recovers a 429 storm, waiting as long as Retry-After says", async () => {
     await emu.control.injectFault({ kind: "rate_limit", method: "GET", path: "/v1/clusters", count: 2, retryAfterSeconds: 1 });
     // The limiter is off so that the only wait is the retry's: this test is about Retry-After.
-    const c = client(emu, { limiter: false });
+    // The waits are slept on a manual clock: virtual time, measured exactly.
+    const clock = new ManualClock(Date.now());
+    const before = clock.now();
+    const c = client(emu, { limiter: false, clock });
     expect((await c.listClusters()).items).toEqual([]);
     expect(await count(LIST)).toBe(3);
     expect(c.retries.map((r) => r.delayMs)).toEqual([1000, 1000]);
+    expect(clock.now() - before).toBe(2000);
     expect(c.retries.every((r) => r.reason.includes("Retry-After"))).toBe(true);
   });
 
   it("a 5xx right after a 429 storm backs off as a first failure, not as the third", async () => {
     await emu.control.injectFault({ kind: "rate_limit", method: "GET", path: "/v1/clusters", count: 2, retryAfterSeconds: 1 });
     await emu.control.injectFault({ kind: "status", status: 500, method: "GET", path: "/v1/clusters", count: 1 });
-    const c = client(emu, { limiter: false, minRetryDelayMs: 100, maxRetryDelayMs: 10_000 });
+    const c = client(emu, { limiter: false, minRetryDelayMs: 100, maxRetryDelayMs: 10_000, clock: new ManualClock(Date.now()) });
     expect((await c.listClusters()).items).toEqual([]);
     expect(await count(LIST)).toBe(4);
     expect(c.retries.map((r) => r.reason.split(" ")[0])).toEqual(["rate", "rate", "status"]);

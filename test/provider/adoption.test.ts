@@ -144,9 +144,9 @@ describe("a cluster left by an interrupted run", () => {
 
   it("costs one shared listing for many creates that start together", async () => {
     const all = await Promise.all([1, 2, 3, 4, 5].map(() => checked(urn())));
-    // A clock of our own turns shared status polling off, so every listing counted is a lookup.
+    // Shared status polling off, so every listing counted is a lookup.
     const previous = setProviderSettings({});
-    setProviderSettings({ ...previous, clock: { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) } });
+    setProviderSettings({ ...previous, sharedPolling: false });
     try {
       await emu.control.resetRequestCounts();
       await Promise.all(all.map((news) => clusterProvider.create(news)));

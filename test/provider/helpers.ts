@@ -2,7 +2,6 @@
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
 import { clearSharedLimiters } from "../../src/client";
 import { setProviderSettings, resetConfiguredConnection, type ProviderSettings } from "../../src/provider/cluster-provider";
-import type { Clock } from "../../src/provider/waiter";
 
 /** Short operations so a wall-clock test waits about one poll (1 s). */
 export const FAST = { provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2 } as const;
@@ -24,15 +23,9 @@ export async function emulatorForProvider(options: EmulatorOptions = {}, extra: 
  * A virtual clock shared by the emulator and the provider's waiter: sleeping advances it, so a
  * 10-minute provisioning takes no real time and every poll is still a real HTTP call.
  */
-export function virtualTime(): { emulatorClock: ManualClock; clock: Clock } {
-  const emulatorClock = new ManualClock(Date.now());
-  return {
-    emulatorClock,
-    clock: {
-      now: () => emulatorClock.now(),
-      sleep: async (ms: number) => emulatorClock.advance(Math.max(0, Math.round(ms))),
-    },
-  };
+export function virtualTime(): { emulatorClock: ManualClock; clock: ManualClock } {
+  const clock = new ManualClock(Date.now());
+  return { emulatorClock: clock, clock };
 }
 
 /** Await a rejection and hand back the error (fails the test when it resolves). */

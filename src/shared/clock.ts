@@ -1,19 +1,28 @@
 /**
- * Time source of the emulator. Every status is derived from timestamps compared with
- * `clock.now()`, so tests can swap in a {@link ManualClock} and step through transitions
- * deterministically instead of sleeping.
+ * The one time source of the package. The emulator derives every status from `clock.now()`; the
+ * client, the limiter and the provider's waits also sleep on it. Tests and benchmarks swap in a
+ * {@link ManualClock} and step through time instead of sleeping.
  */
 
-/** Anything that tells the current time in epoch milliseconds. */
+/** Tells the time and waits. */
 export interface Clock {
   /** The current time, epoch milliseconds. */
   now(): number;
+  /** Resolves after `ms` milliseconds of this clock. */
+  sleep(ms: number): Promise<void>;
 }
 
 /** The wall clock. */
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+};
 
-/** A clock that only moves when told to: for deterministic tests. */
+/**
+ * A clock that moves only when told to, for deterministic tests. {@link ManualClock.sleep} moves it
+ * forward by the time slept, at once: code that waits on this clock runs in virtual time, and an
+ * emulator sharing the clock sees that time pass.
+ */
 export class ManualClock implements Clock {
   private current: number;
   constructor(start: number | Date = Date.UTC(2025, 0, 1)) {
@@ -28,6 +37,10 @@ export class ManualClock implements Clock {
     if (!(ms >= 0)) throw new RangeError("ManualClock can only move forward");
     this.current += ms;
   }
+  /** Moves the clock forward by `ms` milliseconds (rounded; negative counts as 0) and resolves. */
+  async sleep(ms: number): Promise<void> {
+    this.advance(Math.max(0, Math.round(ms)));
+  }
   /** Moves the clock forward by `s` seconds. */
   advanceSeconds(s: number): void {
     this.advance(Math.round(s * 1000));
@@ -38,9 +51,4 @@ export class ManualClock implements Clock {
     if (t < this.current) throw new RangeError("ManualClock can only move forward");
     this.current = t;
   }
-}
-
-/** ISO 8601 UTC text of an epoch-milliseconds time. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }
