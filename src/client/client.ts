@@ -16,6 +16,7 @@ import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./er
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { omitUndefined } from "../shared/omit-undefined";
+import { clusterPages } from "./pagination";
 import { redact } from "./redact";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
@@ -30,9 +31,6 @@ import type {
   CreateClusterRequest,
   UpdateClusterRequest,
 } from "../shared/wire-types";
-
-/** Largest page the service accepts; `listAllClusters` walks pages of this size. */
-export const MAX_PER_PAGE = 100;
 
 interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -122,17 +120,11 @@ export class CmsClient {
     return list;
   }
 
-  /** Every cluster (optionally of one status), walking all pages of {@link MAX_PER_PAGE}. */
+  /** Every cluster (optionally of one status), walking all pages (`clusterPages`). */
   async listAllClusters(query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
     const seen = new Map<string, ApiCluster>();
-    for (let page = 1; page <= 100_000; page++) {
-      const list = await this.listClusters({ page, perPage: MAX_PER_PAGE, status: query.status });
-      // Clusters created or deleted while we page can shift items across pages: key by id.
-      for (const c of list.items) seen.set(c.id, c);
-      const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
-      const total = typeof list.total === "number" ? list.total : Infinity;
-      if (list.items.length === 0 || list.items.length < perPage || page * perPage >= total) break;
-    }
+    // Clusters created or deleted while we page can shift items across pages: key by id.
+    for await (const list of clusterPages(this, query)) for (const c of list.items) seen.set(c.id, c);
     return [...seen.values()];
   }
 

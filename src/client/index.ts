@@ -2,7 +2,8 @@
  * Client of the Cluster Management Service v1 API: typed methods, typed errors, retries that
  * never duplicate a cluster, and a process-wide rate limiter per endpoint + token.
  */
-export { CmsClient, createClient, MAX_PER_PAGE } from "./client";
+export { CmsClient, createClient } from "./client";
+export { MAX_PER_PAGE, clusterPages, isLastPage, listPageCount, type ClusterLister } from "./pagination";
 export {
   DEFAULT_CLIENT_OPTIONS,
   normalizeEndpoint,

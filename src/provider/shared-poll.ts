@@ -19,7 +19,7 @@
  *   it gets its own GET, which answers 404 or the cluster.
  * - An error of the listing is given to every cluster of the round, as a GET's error would be.
  */
-import { MAX_PER_PAGE } from "../client/client";
+import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { processSingleton } from "../shared/process-singleton";
@@ -158,12 +158,10 @@ export class SharedPoller {
   /** Every cluster of the account, page by page; `complete` when one page held them all. */
   private async listAll(): Promise<{ items: Map<string, ApiCluster>; complete: boolean }> {
     const items = new Map<string, ApiCluster>();
-    let pages = 1;
-    for (let page = 1; page <= pages && page <= 1000; page++) {
-      const list = await this.client.listClusters({ page, perPage: MAX_PER_PAGE });
+    let pages = 0;
+    for await (const list of clusterPages(this.client)) {
+      pages += 1;
       for (const c of list.items) items.set(c.id, c);
-      if (page === 1) pages = listPageCount(list);
-      if (list.items.length === 0) break;
     }
     this.pages = pages;
     return { items, complete: pages === 1 };
@@ -179,13 +177,6 @@ function goneError(id: string): NotFoundError {
     method: "GET",
     path,
   });
-}
-
-/** Pages of a listing, from its first page (`total` and `per_page` may be missing or odd). */
-export function listPageCount(list: ApiClusterList): number {
-  const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
-  const total = typeof list.total === "number" && list.total >= 0 ? list.total : list.items.length;
-  return Math.max(1, Math.ceil(total / perPage));
 }
 
 /** True for a client that can list and that names its connection (`CmsClient`; not a test double). */

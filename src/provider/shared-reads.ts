@@ -23,10 +23,10 @@
  * - One reader per connection (endpoint + token, see `CmsClient.identity`): reads of clusters
  *   behind different endpoints or tokens are never answered from each other's pages.
  */
-import { MAX_PER_PAGE } from "../client/client";
+import { MAX_PER_PAGE, listPageCount } from "../client/pagination";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { processSingleton } from "../shared/process-singleton";
-import { isSharedPollClient, listPageCount, type SharedPollClient } from "./shared-poll";
+import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
 export const PASS_GAP_MS = 5_000;
