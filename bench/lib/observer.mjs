@@ -6,23 +6,20 @@
  * 429s without telling them apart.
  */
 import dc from "node:diagnostics_channel";
+import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
+
+// The package's own reading of `/v1` paths (built: the benchmarks run `npm run build` first).
+const { parseApiPath } = createRequire(import.meta.url)("../../dist/shared/api-paths.js");
 
 /** Epoch milliseconds with sub-millisecond resolution. */
 export const nowMs = () => performance.timeOrigin + performance.now();
 
 /** `/v1/clusters/cls_x/nodes` → `GET /v1/clusters/:cluster_id/nodes` style route and the id. */
 export function classify(method, url) {
-  const path = url.split("?")[0];
-  const m = /^\/v1\/clusters(?:\/([^/]+)(\/kubeconfig|\/nodes(?:\/[^/]+)?)?)?\/?$/.exec(path);
-  if (!m) return { route: `${method} ${path}`, id: undefined };
-  const [, id, rest] = m;
-  let route = "/v1/clusters";
-  if (id) route += "/:cluster_id";
-  if (rest === "/kubeconfig") route += "/kubeconfig";
-  else if (rest === "/nodes") route += "/nodes";
-  else if (rest) route += "/nodes/:node_id";
-  return { route: `${method} ${route}`, id };
+  const parsed = parseApiPath(url);
+  if (!parsed) return { route: `${method} ${url.split("?")[0]}`, id: undefined };
+  return { route: `${method} ${parsed.route}`, id: parsed.clusterId };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from "./errors";
 import type { ApiErrorInit } from "./errors";
 import { redact } from "./redact";
+import { parseApiPath } from "../shared/api-paths";
 
 /** The constructor of one of the typed API errors. */
 export type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
@@ -108,21 +109,10 @@ export function parseErrorBody(body: string | undefined): { code?: string; messa
   }
 }
 
-/** The cluster and node a request path refers to. */
-export function describePath(path: string): { clusterId?: string; nodeId?: string; sub?: "kubeconfig" | "nodes" } {
-  const m = /^\/v1\/clusters(?:\/([^/?]+)(?:\/(kubeconfig|nodes)(?:\/([^/?]+))?)?)?/.exec(path);
-  if (!m) return {};
-  const out: { clusterId?: string; nodeId?: string; sub?: "kubeconfig" | "nodes" } = {};
-  if (m[1]) out.clusterId = decodeURIComponent(m[1]);
-  if (m[2]) out.sub = m[2] as "kubeconfig" | "nodes";
-  if (m[3]) out.nodeId = decodeURIComponent(m[3]);
-  return out;
-}
-
 /** What the request was trying to do, for messages: "creating clusters", "deleting cluster `x`". */
 export function describeAction(method: string, path: string): { action: string; permission: "read" | "write"; scopes: string } {
   const m = method.toUpperCase();
-  const { clusterId, nodeId, sub } = describePath(path);
+  const { clusterId, nodeId, sub } = parseApiPath(path) ?? {};
   if (!clusterId) {
     if (m === "POST") return { action: "creating clusters", permission: "write", scopes: "`*` or `cluster:*`" };
     return { action: "listing clusters", permission: "read", scopes: "`*` or `cluster:*`" };
@@ -139,7 +129,7 @@ export function describeAction(method: string, path: string): { action: string; 
 
 /** What the user should do about an error of this class, for this request. */
 export function hintFor(cls: ApiErrorClass, method: string, path: string, retryAfterMs?: number): string | undefined {
-  const { clusterId, nodeId } = describePath(path);
+  const { clusterId, nodeId } = parseApiPath(path) ?? {};
   const what = describeAction(method, path);
   switch (cls) {
     case UnauthorizedError:

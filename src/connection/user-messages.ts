@@ -4,8 +4,8 @@
  * The client's own messages stay free of Pulumi: it is a general-purpose client.
  */
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "../client/errors";
-import { describePath } from "../client/error-mapping";
 import { redact } from "../client/redact";
+import { parseApiPath } from "../shared/api-paths";
 import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
 
 /** What a Pulumi user does about this error, or `undefined` when the client's hint says it all. */
@@ -14,7 +14,7 @@ export function pulumiAdvice(e: unknown): string | undefined {
     return `Set the token with \`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\` or the \`${ENV_TOKEN}\` environment variable.`;
   }
   if (e instanceof NotFoundError) {
-    const { clusterId, nodeId } = describePath(e.path);
+    const { clusterId, nodeId } = parseApiPath(e.path) ?? {};
     if (clusterId && !nodeId) return "If it was deleted outside Pulumi, `pulumi refresh` updates the stack.";
   }
   return undefined;
