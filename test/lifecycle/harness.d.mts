@@ -6,7 +6,6 @@ export declare const REPO_ROOT: string;
 /** The `@pulumi/pulumi` of package.json's devDependencies: the Pulumi version everything is pinned to. */
 export declare const PINNED_PULUMI_VERSION: string;
 export declare const CLUSTER_TYPE: string;
-export declare const PULUMI_BINARIES: string[];
 export declare const DEFAULT_COMMAND_TIMEOUT_MS: number;
 export declare const LIFECYCLE_TIMINGS: Readonly<
   Required<Pick<EmulatorOptions, "provisionSeconds" | "scaleSeconds" | "deleteSeconds" | "upgradeSeconds">>
@@ -16,7 +15,6 @@ export declare const TEST_PASSPHRASE: string;
 
 export declare function lifecycleSkipped(): boolean;
 export declare class PulumiNotFoundError extends Error {}
-export declare function cachedPulumiBinDir(): string;
 export declare function findPulumi(): Promise<{ binDir: string; pulumi: string; version: string }>;
 
 export interface RunResult {

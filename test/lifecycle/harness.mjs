@@ -44,9 +44,6 @@ export const PINNED_PULUMI_VERSION = JSON.parse(fs.readFileSync(path.join(REPO_R
 /** The dynamic resource's type token, as it appears in URNs and state. */
 export const CLUSTER_TYPE = "pulumi-nodejs:dynamic/cms:Cluster";
 
-/** Binaries a usable Pulumi installation has side by side. */
-export const PULUMI_BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"];
-
 /** Default time limit of one CLI command (generous: the CI machine has 2 shared cores). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 5 * 60_000;
 
@@ -61,89 +58,31 @@ export class PulumiNotFoundError extends Error {
       `The lifecycle tests drive the real Pulumi CLI, and no usable one was found: ${detail}\n` +
         "Put it on PATH (with pulumi-language-nodejs and pulumi-resource-pulumi-nodejs beside it), e.g.\n" +
         '    export PATH="$(scripts/ensure-pulumi | tail -n1):$PATH"\n' +
-        `(scripts/ensure-pulumi builds Pulumi v${PINNED_PULUMI_VERSION} from Go modules when needed: Go >= 1.25, about 7 min cold).\n` +
+        `(scripts/ensure-pulumi builds Pulumi v${PINNED_PULUMI_VERSION} from Go modules when needed: Go >= 1.25, 10-30 min cold on 2 cores).\n` +
         "To skip these tests deliberately, set CMS_SKIP_LIFECYCLE=1.",
     );
     this.name = "PulumiNotFoundError";
   }
 }
 
-function isExecutableFile(p) {
-  try {
-    const st = fs.statSync(p);
-    if (!st.isFile()) return false;
-    fs.accessSync(p, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function whichOnPath(name, pathValue = process.env.PATH ?? "") {
-  for (const dir of pathValue.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-/** The ensure-pulumi cache's bin directory (what `npm run demo` fills). */
-export function cachedPulumiBinDir() {
-  const root = process.env.PULUMI_CMS_CACHE || path.join(os.homedir(), ".cache", "pulumi-cms");
-  return path.join(root, `pulumi-v${PINNED_PULUMI_VERSION}`, "bin");
-}
-
-function hasAllBinaries(dir) {
-  return PULUMI_BINARIES.every((b) => isExecutableFile(path.join(dir, b)));
-}
-
 let pulumiPromise;
 
-function versionAtLeast(have, min) {
-  const a = have.replace(/^v/, "").split(/[.-]/).map(Number);
-  const b = min.split(".").map(Number);
-  for (let i = 0; i < 3; i++) {
-    if ((a[i] || 0) !== b[i]) return (a[i] || 0) > b[i];
-  }
-  return true;
-}
-
 /**
- * Locate the Pulumi CLI: `pulumi` on PATH (with its siblings beside it or on PATH), else the bin
- * directory that scripts/ensure-pulumi filled (`npm run demo` and `.ci/run` fill it); either must
- * be v3.248.0 or newer. Resolves to `{ binDir, pulumi, version }`; rejects with a
- * {@link PulumiNotFoundError} that says what to do. Never builds anything.
+ * Locate the Pulumi CLI the way everything in the repository does: `scripts/ensure-pulumi
+ * --no-build` (a `pulumi` on PATH with its plugins beside it, else the cache that
+ * scripts/ensure-pulumi filled; `npm run demo` and `.ci/run` fill it). Resolves to
+ * `{ binDir, pulumi, version }`; rejects with a {@link PulumiNotFoundError} that says what to do.
+ * Never builds anything.
  */
 export function findPulumi() {
   pulumiPromise ??= (async () => {
-    const tried = [];
-    const candidates = [];
-    const onPath = whichOnPath("pulumi");
-    if (onPath) {
-      const dir = path.dirname(fs.realpathSync(onPath));
-      if (hasAllBinaries(dir)) candidates.push(dir);
-      else if (PULUMI_BINARIES.every((b) => whichOnPath(b))) candidates.push(path.dirname(onPath));
-      else tried.push(`${onPath} has no pulumi-language-nodejs/pulumi-resource-pulumi-nodejs beside it or on PATH`);
-    } else {
-      tried.push("`pulumi` is not on PATH");
-    }
-    const cached = cachedPulumiBinDir();
-    if (hasAllBinaries(cached)) candidates.push(cached);
-    else tried.push(`the scripts/ensure-pulumi cache ${cached} is empty`);
-
-    for (const binDir of candidates) {
-      const pulumi = path.join(binDir, "pulumi");
-      const res = await execFile(pulumi, ["version"], { env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" }, timeoutMs: 60_000 });
-      const version = res.stdout.trim().split("\n").pop() ?? "";
-      if (res.code !== 0) tried.push(`\`${pulumi} version\` failed: ${res.output.trim().slice(0, 200)}`);
-      else if (!/^v?\d+\.\d+\.\d+/.test(version) || !versionAtLeast(version, PINNED_PULUMI_VERSION)) {
-        tried.push(
-          `${pulumi} is ${version || "of unknown version"}, older than v${PINNED_PULUMI_VERSION} (the oldest the suite runs with)`,
-        );
-      } else return { binDir, pulumi, version };
-    }
-    throw new PulumiNotFoundError(`${tried.join("; ")}.`);
+    const located = await execFile("bash", [path.join(REPO_ROOT, "scripts", "ensure-pulumi"), "--no-build"], { timeoutMs: 120_000 });
+    const binDir = located.stdout.trim().split("\n").pop() ?? "";
+    if (located.code !== 0 || !binDir) throw new PulumiNotFoundError(located.stderr.trim().replace(/^ensure-pulumi: /gm, ""));
+    const pulumi = path.join(binDir, "pulumi");
+    const res = await execFile(pulumi, ["version"], { env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" }, timeoutMs: 60_000 });
+    if (res.code !== 0) throw new PulumiNotFoundError(`\`${pulumi} version\` failed: ${res.output.trim().slice(0, 200)}`);
+    return { binDir, pulumi, version: res.stdout.trim().split("\n").pop() ?? "" };
   })();
   return pulumiPromise;
 }
