@@ -98,7 +98,7 @@ async function benchSingle(binDir) {
       [baseTok, "baseline"],
     ]),
   );
-  const project = createProject({
+  const project = await createProject({
     binDir,
     pkgDir: root,
     name: "cms-bench-single",
@@ -275,7 +275,7 @@ async function benchFleet(binDir) {
       [baseTok, "baseline"],
     ]),
   );
-  const project = createProject({
+  const project = await createProject({
     binDir,
     pkgDir: root,
     name: "cms-bench-fleet",

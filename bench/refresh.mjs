@@ -21,7 +21,7 @@ const binDir = ensurePulumi();
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
 const labels = new Map([[emu.token, "setup"]]);
 const observer = observeRequests(Number(new URL(emu.url).port), labels);
-const project = createProject({
+const project = await createProject({
   binDir,
   pkgDir: pkg.dir,
   name: "cms-bench-refresh",

@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
+import { workspaceEnv } from "./lib/pulumi-workspace.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const STACK = "demo";
@@ -126,16 +127,9 @@ async function main() {
   const home = path.join(tmp, "pulumi-home");
   fs.mkdirSync(backend);
   fs.mkdirSync(home);
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith("CMS_") || k.startsWith("PULUMI_")) delete env[k];
-  Object.assign(env, {
-    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
-    PULUMI_SKIP_UPDATE_CHECK: "1",
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_HOME: home,
-    PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-  });
+  const env = workspaceEnv({ binDir, backend, home, passphrase: randomBytes(16).toString("hex") });
+  // The demo is for people to watch: keep the CLI's colours.
+  delete env.NO_COLOR;
   console.log(`state: local file backend in ${backend} (passphrase-encrypted secrets)`);
 
   // `stack init` writes Pulumi.demo.yaml next to Pulumi.yaml; it is moved to the temporary

@@ -1,15 +1,16 @@
 /**
  * Running the real Pulumi CLI for the benchmarks: a temporary project whose program declares
- * `count` clusters, a temporary file backend and PULUMI_HOME (nothing of the user's is touched,
- * nothing goes over the network), and one function per command that returns its wall time,
+ * `count` clusters, on a workspace of scripts/lib/pulumi-workspace.mjs (temporary file backend
+ * and PULUMI_HOME: nothing of the user's is touched, nothing goes over the network), and one function per command that returns its wall time,
  * exit code, the `--json` summary when asked for and the peak RSS of the dynamic-provider
  * host process it started.
  */
 import { spawn, execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { makeWorkspace, workspaceEnv, writeProject } from "../../scripts/lib/pulumi-workspace.mjs";
 import { nowMs } from "./observer.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -53,30 +54,12 @@ exports.count = ids.length;
  * A temporary project and stack. `env` is the environment of every command (endpoint and token
  * of the emulator go in here: the provider reads CMS_ENDPOINT / CMS_TOKEN).
  */
-export function createProject({ binDir, pkgDir = root, name = "cms-bench", env = {} }) {
-  const dir = mkdtempSync(join(tmpdir(), "pulumi-cms-bench-"));
-  const project = join(dir, "project");
-  const backend = join(dir, "backend");
-  const home = join(dir, "home");
-  for (const d of [project, backend, home]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(project, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\ndescription: pulumi-cms benchmark stack\n`);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name, private: true, main: "index.js" }, null, 2));
-  writeFileSync(join(project, "index.js"), PROGRAM(join(pkgDir, "dist/index.js")));
+export async function createProject({ binDir, pkgDir = root, name = "cms-bench", env = {} }) {
+  const { root: dir, project, backend, home } = await makeWorkspace("pulumi-cms-bench-");
+  await writeProject(project, { name, program: PROGRAM(join(pkgDir, "dist/index.js")), description: "pulumi-cms benchmark stack" });
   // The language host resolves @pulumi/pulumi from the project: share the repository's copy.
   symlinkSync(join(root, "node_modules"), join(project, "node_modules"), "dir");
-  const baseEnv = {
-    ...process.env,
-    PATH: `${binDir}:${process.env.PATH}`,
-    PULUMI_HOME: home,
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_CONFIG_PASSPHRASE: "bench-passphrase",
-    PULUMI_SKIP_UPDATE_CHECK: "1",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_SKIP_CONFIRMATIONS: "true",
-    NO_COLOR: "1",
-    ...env,
-  };
-  delete baseEnv.PULUMI_ACCESS_TOKEN;
+  const baseEnv = workspaceEnv({ binDir, backend, home, passphrase: "bench-passphrase", env });
   const stack = "bench";
   const run = (args, extraEnv = {}, options = {}) => runPulumi(binDir, project, args, { ...baseEnv, ...extraEnv }, options);
   return {

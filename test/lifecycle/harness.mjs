@@ -11,7 +11,8 @@
 //   await project.destroy();
 //   await project.dispose(); await emu.close();
 //
-// Everything lives in one temporary directory per project:
+// Everything lives in one temporary workspace per project (scripts/lib/pulumi-workspace.mjs, shared
+// with the benchmarks and the demo):
 //   <tmp>/project   Pulumi.yaml, package.json, index.js, node_modules/{pulumi-cms,@pulumi} symlinks
 //   <tmp>/backend   the local file backend (PULUMI_BACKEND_URL=file://...)
 //   <tmp>/home      PULUMI_HOME (so ~/.pulumi is never touched)
@@ -23,9 +24,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { makeWorkspace, workspaceEnv, writeProject } from "../../scripts/lib/pulumi-workspace.mjs";
 
 /** Absolute path of the repository (the package under test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -261,16 +262,6 @@ if (mode === "get") {
 `;
 
 /** Environment variables a test must not inherit (they would change what is being tested). */
-function inheritedEnv() {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue;
-    if (k.startsWith("PULUMI_") || k.startsWith("CMS_")) continue;
-    env[k] = v;
-  }
-  return env;
-}
-
 /** Passphrase of the temporary stacks' secrets (local file backend, throw-away). */
 export const TEST_PASSPHRASE = "pulumi-cms-lifecycle-passphrase";
 
@@ -291,22 +282,13 @@ export const TEST_PASSPHRASE = "pulumi-cms-lifecycle-passphrase";
  */
 export async function createProject(opts = {}) {
   const { binDir, version } = await findPulumi();
-  const root = await fsp.mkdtemp(path.join(os.tmpdir(), "pulumi-cms-lc-"));
-  const dir = path.join(root, "project");
-  const backend = path.join(root, "backend");
-  const home = path.join(root, "home");
-  await Promise.all([fsp.mkdir(path.join(dir, "node_modules"), { recursive: true }), fsp.mkdir(backend), fsp.mkdir(home)]);
+  const { root, project: dir, backend, home } = await makeWorkspace("pulumi-cms-lc-");
   const name = opts.name ?? "cms-lifecycle";
-  await fsp.writeFile(
-    path.join(dir, "Pulumi.yaml"),
-    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n`,
-  );
-  await fsp.writeFile(path.join(dir, "package.json"), `${JSON.stringify({ name, private: true, main: "index.js" }, null, 2)}\n`);
-  await fsp.writeFile(path.join(dir, "index.js"), opts.program ?? DEFAULT_PROGRAM);
+  await writeProject(dir, { name, program: opts.program ?? DEFAULT_PROGRAM, typescript: false });
   if (opts.nodeModules) {
-    await fsp.rm(path.join(dir, "node_modules"), { recursive: true });
     await fsp.symlink(opts.nodeModules, path.join(dir, "node_modules"), "dir");
   } else {
+    await fsp.mkdir(path.join(dir, "node_modules"));
     await fsp.symlink(REPO_ROOT, path.join(dir, "node_modules", "pulumi-cms"), "dir");
     await fsp.symlink(path.join(REPO_ROOT, "node_modules", "@pulumi"), path.join(dir, "node_modules", "@pulumi"), "dir");
   }
@@ -383,20 +365,8 @@ export class PulumiProject {
 
   /** Environment of every CLI command: offline, isolated, no inherited PULUMI_* / CMS_*. */
   cliEnv(extra = {}) {
-    const base = inheritedEnv();
-    return {
-      ...base,
-      PATH: `${this.binDir}${path.delimiter}${base.PATH ?? ""}`,
-      PULUMI_SKIP_UPDATE_CHECK: "1",
-      PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
-      PULUMI_BACKEND_URL: `file://${this.backend}`,
-      PULUMI_HOME: this.home,
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      PULUMI_SKIP_CONFIRMATIONS: "true",
-      NO_COLOR: "1",
-      ...this.env,
-      ...extra,
-    };
+    const { binDir, backend, home } = this;
+    return workspaceEnv({ binDir, backend, home, passphrase: TEST_PASSPHRASE, env: { ...this.env, ...extra } });
   }
 
   /**
