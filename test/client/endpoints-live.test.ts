@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { RunningEmulator } from "../../src/emulator";
 import { NotFoundError, type ApiCluster } from "../../src/client";
-import { SMALL, client, emulator, rejection, waitForStatus } from "./helpers";
+import { SMALL, client, emulator, rejection, waitForStatus } from "../support/client";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

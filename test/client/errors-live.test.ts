@@ -13,7 +13,7 @@ import {
   isNotFound,
 } from "../../src/client";
 import { safeMessage } from "../../src/connection";
-import { SMALL, client, emulator, everyFace, rejection } from "./helpers";
+import { SMALL, client, emulator, everyFace, rejection } from "../support/client";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

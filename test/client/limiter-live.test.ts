@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
 import { RateLimitedError, RateLimiter, sharedLimiter } from "../../src/client";
-import { client, emulator, rejection } from "./helpers";
+import { client, emulator, rejection } from "../support/client";
 
 /**
  * The limiter against the real emulator. The emulator's rate-limit windows follow its clock, so

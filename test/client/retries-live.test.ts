@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
 import { ConflictError, NetworkError, RateLimitedError, ServerError } from "../../src/client";
-import { SMALL, client, emulator, lossyProxy, rejection, waitForStatus, type LossyProxy } from "./helpers";
+import { SMALL, client, emulator, lossyProxy, rejection, waitForStatus, type LossyProxy } from "../support/client";
 
 let emu: RunningEmulator;
 let proxy: LossyProxy;

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlClient } from "../../src/emulator";
-import { Api, clusterBody } from "./helpers";
+import { Api, clusterBody } from "../support/emulator";
+import { eventually } from "../support/eventually.mjs";
 
 const root = resolve(__dirname, "../..");
 const cli = join(root, "dist/emulator/cli.js");
@@ -49,11 +50,12 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Started {
 }
 
 async function waitForLines(s: Started, n: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (s.lines.length < n) {
-    if (Date.now() > deadline) throw new Error(`CLI printed ${JSON.stringify(s.lines)}; stderr: ${s.stderr()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await eventually(() => s.lines.length >= n, {
+    timeoutMs: 15_000,
+    intervalMs: 25,
+    what: `${n} lines from the CLI`,
+    describe: () => `it printed ${JSON.stringify(s.lines)}; stderr: ${s.stderr()}`,
+  });
 }
 
 describe("cms-emulator CLI", () => {

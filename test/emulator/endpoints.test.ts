@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ManualClock } from "../../src/emulator";
 import type { RunningEmulator } from "../../src/emulator";
-import { type Api, clusterBody, start } from "./helpers";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator";
 import { toPrincipal } from "../../src/emulator/auth";
-import { Api, clusterBody, until } from "./helpers";
+import { Api, clusterBody, until } from "../support/emulator";
 
 /** What came back on a raw connection: status line, headers, body, and whether the server closed it. */
 interface RawAnswer {

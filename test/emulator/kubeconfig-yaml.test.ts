@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
-import { emulator } from "../client/helpers";
+import { emulator } from "../support/client";
 
 const NAMES = ["yes", "No", "ON", "off", "y", "n", "Y", "true", "null", "0b101", "0o17", "0x1F", "012", "1e3", "1-2"];
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { appManifest, kubectl, kubernetesUnavailable } from "../support/kubernetes";
-import { Api, FAST, clusterBody, start, until } from "./helpers";
+import { Api, FAST_TIMINGS, clusterBody, start, until } from "../support/emulator";
 
 const SLOW = 120_000;
 const skip = kubernetesUnavailable();
@@ -33,7 +33,7 @@ describe.skipIf(skip !== undefined)(`clusters as namespaces of an existing clust
     hostKubeconfig = (await h.api.get(`/v1/clusters/${created.body.id}/kubeconfig`)).text;
     dir = mkdtempSync(join(tmpdir(), "cms-existing-"));
     writeFileSync(join(dir, "kubeconfig"), hostKubeconfig);
-    emu = await startEmulator({ ...FAST, kubernetes: { kubeconfig: join(dir, "kubeconfig") } });
+    emu = await startEmulator({ ...FAST_TIMINGS, kubernetes: { kubeconfig: join(dir, "kubeconfig") } });
     api = new Api(emu.url, emu.token);
   }, SLOW);
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { appManifest, kubectl, kubernetesUnavailable } from "../support/kubernetes";
 import { alive, descendants } from "../lifecycle/harness.mjs";
-import { Api, clusterBody, start, until } from "./helpers";
+import { Api, clusterBody, start, until } from "../support/emulator";
 
 const SLOW = 120_000;
 const skip = kubernetesUnavailable();

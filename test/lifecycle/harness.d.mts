@@ -126,10 +126,7 @@ export interface CreateProjectOptions {
 }
 export declare function createProject(options?: CreateProjectOptions): Promise<PulumiProject>;
 export declare function filesContaining(dir: string, needles: string[]): Promise<Array<{ file: string; needle: string }>>;
-export declare function eventually<T>(
-  fn: () => T | Promise<T>,
-  options?: { timeoutMs?: number; intervalMs?: number; what?: string },
-): Promise<T>;
+export { eventually } from "../support/eventually.mjs";
 export declare function teardown(projects: Array<PulumiProject | undefined>, emulator?: { close(): Promise<void> }): Promise<void>;
 export declare function descendants(pid: number): number[];
 export declare function alive(pid: number): boolean;

@@ -27,6 +27,9 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeWorkspace, workspaceEnv, writeProject } from "../../scripts/lib/pulumi-workspace.mjs";
+import { eventually } from "../support/eventually.mjs";
+
+export { eventually };
 
 /** Absolute path of the repository (the package under test). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -472,18 +475,6 @@ export async function filesContaining(dir, needles) {
   };
   await walk(dir);
   return hits;
-}
-
-/** Poll `fn` until it returns a truthy value (resolved), or fail after `timeoutMs`. */
-export async function eventually(fn, { timeoutMs = 30_000, intervalMs = 100, what = "condition" } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await fn();
-    if (last) return last;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
 
 /**

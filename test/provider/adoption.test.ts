@@ -8,7 +8,7 @@ import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { derivedAutoName } from "../../src/provider/naming";
-import { emulatorForProvider, inputs, rejection } from "./helpers";
+import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { setProgressSink } from "../../src/provider/progress";
-import { emulatorForProvider, inputs, rejection } from "./helpers";
+import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

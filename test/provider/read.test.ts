@@ -4,7 +4,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { diffCluster } from "../../src/provider/diff";
 import { checkCluster } from "../../src/provider/check";
-import { emulatorForProvider, inputs, rejection } from "./helpers";
+import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { clusterProvider } from "../../src/provider/cluster-provider";
 import { setProgressSink } from "../../src/provider/progress";
 import { SharedPoller, clearSharedPollers, sharedPollerFor } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
-import { emulatorForProvider, inputs } from "./helpers";
+import { emulatorForProvider, inputs } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

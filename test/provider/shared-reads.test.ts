@@ -8,7 +8,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { SharedReader, clearSharedReaders } from "../../src/provider/shared-reads";
-import { emulatorForProvider, inputs, rejection } from "./helpers";
+import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 const LIST = "GET /v1/clusters";
 const GET = "GET /v1/clusters/:cluster_id";

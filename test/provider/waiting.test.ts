@@ -8,7 +8,7 @@ import { createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { nodeListDue, waitForCluster, WaitError } from "../../src/provider/waiter";
-import { emulatorForProvider, inputs, rejection, virtualTime } from "./helpers";
+import { emulatorForProvider, inputs, rejection, virtualTime } from "../support/provider";
 
 const time = virtualTime();
 let emu: RunningEmulator;

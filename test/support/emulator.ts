@@ -2,9 +2,13 @@
  * Shared helpers of the emulator suites: every test talks real HTTP to a real emulator.
  */
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+import { eventually } from "./eventually.mjs";
 
-/** Tiny durations so transitions happen within a test. */
-export const FAST = { provisionSeconds: 0.2, scaleSeconds: 0.2, deleteSeconds: 0.2, upgradeSeconds: 0.2 };
+/**
+ * The tests' emulator timings: transitions short enough to happen within a test, long enough that
+ * a wall-clock waiter sees the intermediate status (about one 1 s poll).
+ */
+export const FAST_TIMINGS = { provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2, upgradeSeconds: 0.2 } as const;
 
 /** A response with its parsed body (JSON when it is JSON, else text). */
 export interface Res<T = any> {
@@ -55,7 +59,7 @@ export class Api {
 
 /** Starts an emulator with tiny durations (overridable) and an Api for its first token. */
 export async function start(options: EmulatorOptions = {}): Promise<{ emu: RunningEmulator; api: Api }> {
-  const emu = await startEmulator({ ...FAST, ...options });
+  const emu = await startEmulator({ ...FAST_TIMINGS, ...options });
   return { emu, api: new Api(emu.url, emu.token) };
 }
 
@@ -66,11 +70,13 @@ export function clusterBody(overrides: Record<string, unknown> = {}) {
 
 /** Polls until `pred` holds (bounded), returning the last value. Never asserts on timing. */
 export async function until<T>(fn: () => Promise<T>, pred: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (pred(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let last: T | undefined;
+  await eventually(
+    async () => {
+      last = await fn();
+      return pred(last);
+    },
+    { timeoutMs, intervalMs: 20, describe: () => `last value: ${JSON.stringify(last)}` },
+  );
+  return last as T;
 }

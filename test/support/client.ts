@@ -1,13 +1,13 @@
 /** Shared set-up of the client's tests against the real emulator (in-process, random port). */
 import { inspect } from "node:util";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+import { FAST_TIMINGS } from "./emulator";
+import { eventually } from "./eventually.mjs";
 import { clearSharedLimiters, createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
-
-export const FAST = { provisionSeconds: 0.2, scaleSeconds: 0.1, deleteSeconds: 0.1 } as const;
 
 export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   clearSharedLimiters();
-  return startEmulator({ port: 0, ...FAST, ...options });
+  return startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
 }
 
 /** A client with small backoff bounds that records its retries. */
@@ -25,15 +25,7 @@ export function client(emu: RunningEmulator, over: Partial<ClientOptions> = {}):
   return Object.assign(c, { retries });
 }
 
-/** Await a rejection and hand back the error (fails the test when it resolves). */
-export async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected the call to fail, but it succeeded");
-}
+export { rejection } from "./rejection";
 
 /** Every way an error can end up in a log or across a process boundary. */
 export function everyFace(e: unknown): string {
@@ -51,13 +43,14 @@ export function everyFace(e: unknown): string {
 
 /** Poll the emulator (not the client under test) until the cluster reaches `status`. */
 export async function waitForStatus(emu: RunningEmulator, id: string, status: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const c = (await emu.control.clusters()).find((x) => x.id === id);
-    if (c?.status === status) return;
-    if (Date.now() > deadline) throw new Error(`cluster ${id} did not reach ${status} (is ${c?.status})`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  let seen: string | undefined;
+  await eventually(
+    async () => {
+      seen = (await emu.control.clusters()).find((x) => x.id === id)?.status;
+      return seen === status;
+    },
+    { timeoutMs, intervalMs: 25, what: `cluster ${id} reaching ${status}`, describe: () => `it is ${seen}` },
+  );
 }
 
 export const SMALL = { control_planes: 1, workers: 1, node_size: "small" } as const;
