@@ -239,15 +239,23 @@ export class CmsClient {
   }
 
   /**
-   * Run `attempt` under p-retry. p-retry's own timer is set to 0: the wait is decided by
-   * `decideRetry` (Retry-After, rate-limit reset, or jittered backoff) and slept here, so the
-   * decision stays pure and headers drive the waits.
+   * Run `attempt` under p-retry: it counts the attempts, stops after `retries`, and calls
+   * `onFailedAttempt`, where `decideRetry` (pure) decides whether to go on and how long to wait.
+   * p-retry's own timer is set to 0 because its delays follow a fixed schedule (minTimeout, factor),
+   * while this service says how long to wait in each response (Retry-After, the rate-limit reset).
+   * p-retry's readme does the same for a custom delay: wait inside `onFailedAttempt` (so in 9.0,
+   * the current, ESM-only line; 4.x is its CommonJS line). The wait is slept on the client's
+   * clock, so tests run it in virtual time.
    */
   async #withRetry<T>(method: string, path: string, attempt: () => Promise<T>, hooks: RetryHooks<T>): Promise<T> {
     const fullPath = `/v1${path}`;
+    // What earlier attempts of this call showed, read by the next one:
+    // a POST whose outcome is unknown is looked up (`verify`) before it is re-sent,
     let verifyPending = false;
     let lastError: unknown;
+    // a later refusal may be the echo of an earlier attempt that did take effect,
     let sawUnknownOutcome = false;
+    // and 429s do not count toward the backoff exponent of other failures.
     let rateLimited = 0;
     const run = async (): Promise<T> => {
       if (verifyPending && hooks.verify) {
@@ -463,7 +471,8 @@ function asError(e: unknown): Error {
 }
 
 /**
- * What leaves the client: our own error, stripped of p-retry's bookkeeping. Anything else
+ * What leaves the client: our own error, stripped of the `attemptNumber` and `retriesLeft` p-retry
+ * writes onto it (its public face is the documented fields only). Anything else
  * (a bug, an unexpected library error) is replaced by a clean error with a scrubbed message, so
  * no foreign object holding request headers can escape.
  */
