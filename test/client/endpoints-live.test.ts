@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import type { RunningEmulator } from "../../src/emulator";
 import { NotFoundError, type ApiCluster } from "../../src/client";
 import { SMALL, client, emulator, rejection, waitForStatus } from "../support/client";
+import { waitUntilGone } from "../support/emulator";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -88,7 +89,7 @@ describe("every endpoint against the emulator", () => {
     await expect(c.deleteCluster(id)).resolves.toBeUndefined();
     const during = await c.getCluster(id).catch((e: unknown) => e);
     if (!(during instanceof NotFoundError)) expect((during as ApiCluster).status).toBe("deleting");
-    for (let i = 0; i < 200 && (await emu.control.clusters()).some((x) => x.id === id); i++) await new Promise((r) => setTimeout(r, 25));
+    await waitUntilGone(emu, id);
     expect(await rejection(c.getCluster(id))).toBeInstanceOf(NotFoundError);
   });
 

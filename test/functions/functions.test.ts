@@ -15,6 +15,7 @@ import {
   getNodes,
   getNodesOutput,
 } from "../../src/functions";
+import { waitForStatus } from "../support/emulator";
 import { outputValue } from "../support/outputs";
 
 let emu: RunningEmulator;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   for (let i = 0; i < 25; i++) {
     ids.push((await client.createCluster({ name: `fn-${i}`, control_planes: 1, workers: 1 + (i % 3), node_size: "small" })).id);
   }
-  await new Promise((r) => setTimeout(r, 400));
+  for (const id of ids) await waitForStatus(emu, id, "running");
 });
 afterAll(async () => {
   await emu.close();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
+import { waitForStatus } from "../support/emulator";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
@@ -11,7 +12,7 @@ beforeAll(async () => {
   emu = await emulatorForProvider();
   const client = createClient({ endpoint: emu.url, token: emu.token });
   existingId = (await client.createCluster({ name: "legacy", control_planes: 3, workers: 2, node_size: "large" })).id;
-  await new Promise((r) => setTimeout(r, 500));
+  await waitForStatus(emu, existingId, "running");
 });
 afterAll(async () => {
   await emu.close();

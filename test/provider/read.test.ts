@@ -4,6 +4,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { diffCluster } from "../../src/provider/diff";
 import { checkCluster } from "../../src/provider/check";
+import { waitForStatus, waitUntilGone } from "../support/emulator";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
@@ -22,12 +23,7 @@ async function created(name: string, over: Record<string, unknown> = {}) {
 
 /** Poll the emulator until the cluster is running again (after an out-of-band change). */
 async function settled(id: string) {
-  for (let i = 0; i < 100; i++) {
-    const c = (await emu.control.clusters()).find((x) => x.id === id);
-    if (c?.status === "running") return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`cluster ${id} did not settle`);
+  await waitForStatus(emu, id, "running");
 }
 
 describe("read", () => {
@@ -88,10 +84,7 @@ describe("read", () => {
     const { id, outs } = await created("vanishing");
     await emu.control.deleteCluster(id);
     // Still "deleting" for a moment: the cluster exists; once gone, read says so.
-    for (let i = 0; i < 100; i++) {
-      if (!(await emu.control.clusters()).some((c) => c.id === id)) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntilGone(emu, id);
     const r = await clusterProvider.read(id, outs);
     expect(r).toEqual({});
   });

@@ -9,6 +9,7 @@ import { clusterProvider } from "../../src/provider/cluster-provider";
 import { setProgressSink } from "../../src/provider/progress";
 import { SharedPoller, clearSharedPollers, sharedPollerFor } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
+import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs } from "../support/provider";
 
 let emu: RunningEmulator;
@@ -105,7 +106,12 @@ describe("shared polling against the emulator (real time)", () => {
         (e: Error & { reason?: string }) => e.reason,
       ),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await emu.control.resetRequestCounts();
+    // Delete once the waiters have looked at least once.
+    await eventually(async () => {
+      const counts = await emu.control.requestCounts();
+      return (counts["GET /v1/clusters"] ?? 0) + (counts["GET /v1/clusters/:cluster_id"] ?? 0) > 0;
+    });
     await emu.control.deleteCluster(ids[0]);
     // Deleted while waiting for running: "failed" when the deletion is seen, "gone" after it.
     expect(["failed", "gone"]).toContain(await waits[0]);

@@ -2,7 +2,6 @@
 import { inspect } from "node:util";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
 import { FAST_TIMINGS } from "./emulator";
-import { eventually } from "./eventually.mjs";
 import { clearSharedLimiters, createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
 
 export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -26,6 +25,7 @@ export function client(emu: RunningEmulator, over: Partial<ClientOptions> = {}):
 }
 
 export { rejection } from "./rejection";
+export { waitForStatus } from "./emulator";
 
 /** Every way an error can end up in a log or across a process boundary. */
 export function everyFace(e: unknown): string {
@@ -39,18 +39,6 @@ export function everyFace(e: unknown): string {
     JSON.stringify(err, Object.getOwnPropertyNames(err)),
     inspect(err, { depth: 10, showHidden: true }),
   ].join("\n");
-}
-
-/** Poll the emulator (not the client under test) until the cluster reaches `status`. */
-export async function waitForStatus(emu: RunningEmulator, id: string, status: string, timeoutMs = 10_000): Promise<void> {
-  let seen: string | undefined;
-  await eventually(
-    async () => {
-      seen = (await emu.control.clusters()).find((x) => x.id === id)?.status;
-      return seen === status;
-    },
-    { timeoutMs, intervalMs: 25, what: `cluster ${id} reaching ${status}`, describe: () => `it is ${seen}` },
-  );
 }
 
 export const SMALL = { control_planes: 1, workers: 1, node_size: "small" } as const;

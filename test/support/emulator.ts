@@ -80,3 +80,24 @@ export async function until<T>(fn: () => Promise<T>, pred: (v: T) => boolean, ti
   );
   return last as T;
 }
+
+/** Poll the emulator (not the client under test) until the cluster reaches `status`. */
+export async function waitForStatus(emu: RunningEmulator, id: string, status: string, timeoutMs = 10_000): Promise<void> {
+  let seen: string | undefined;
+  await eventually(
+    async () => {
+      seen = (await emu.control.clusters()).find((x) => x.id === id)?.status;
+      return seen === status;
+    },
+    { timeoutMs, intervalMs: 25, what: `cluster ${id} reaching ${status}`, describe: () => `it is ${seen}` },
+  );
+}
+
+/** Poll the emulator until the cluster is gone from it (deleted and removed). */
+export async function waitUntilGone(emu: RunningEmulator, id: string, timeoutMs = 10_000): Promise<void> {
+  await eventually(async () => !(await emu.control.clusters()).some((x) => x.id === id), {
+    timeoutMs,
+    intervalMs: 25,
+    what: `cluster ${id} gone from the emulator`,
+  });
+}
