@@ -3,7 +3,7 @@
  * route it matched however the path is spelled, bounds how long and how many connections a
  * client holds, answers every error in the service's `{error, message}` format, and keeps every
  * acknowledged write across SIGKILL with `--state`. (Kubeconfigs that every YAML reader loads:
- * kubeconfig-yaml.test.ts.)
+ * kubeconfig-yaml-live.test.ts.)
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";
