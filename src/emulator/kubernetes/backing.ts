@@ -17,6 +17,7 @@ import { touch } from "../lifecycle";
 import type { EmulatorState } from "../state";
 import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
 import type { ClusterPlacement, Placement } from "./placement";
+import { waitUntil } from "./processes";
 
 /** How often backed clusters are read to bring their Node objects along. */
 const SYNC_INTERVAL_MS = 250;
@@ -214,11 +215,11 @@ export class KubernetesBacking {
 
 /** Resolves once the API server answers 401 to `conn`'s token (at most 30 s). */
 async function refused(conn: KubeConnection): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while ((await kubeRequest(conn, "GET", "/api")).status !== 401) {
-    if (Date.now() > deadline) throw new Error("the previous kubeconfig credential is still accepted 30 s after its revocation");
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntil("revoking the previous kubeconfig credential", async () => (await kubeRequest(conn, "GET", "/api")).status === 401, {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+    timeoutMessage: "the previous kubeconfig credential is still accepted 30 s after its revocation",
+  });
 }
 
 function nodeLabels(n: NodeRecord): Record<string, string> {

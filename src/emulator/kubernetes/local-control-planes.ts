@@ -63,7 +63,7 @@ export class LocalControlPlanes implements Placement {
         join(this.dataDir, "etcd.log"),
       );
       try {
-        await waitUntil("etcd", async () => (await fetch(`${url}/health`)).ok, proc, 30_000);
+        await waitUntil("etcd", async () => (await fetch(`${url}/health`)).ok, { process: proc, timeoutMs: 30_000 });
         this.etcd = { proc, url };
         return url;
       } catch (e) {
@@ -100,9 +100,7 @@ export class LocalControlPlanes implements Placement {
           await waitUntil(
             `kube-apiserver of ${clusterId}`,
             async () => (await kubeRequest(insecureAdmin(port, adminToken), "GET", "/readyz")).status === 200,
-            proc,
-            START_TIMEOUT_MS,
-            200,
+            { process: proc, timeoutMs: START_TIMEOUT_MS, intervalMs: 200 },
           );
           upstream = port;
           proxy.release(port);

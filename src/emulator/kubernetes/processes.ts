@@ -76,26 +76,34 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** How {@link waitUntil} polls. */
+export interface WaitUntilOptions {
+  /** Give up after this long. */
+  timeoutMs: number;
+  /** Between probes. Default 100. */
+  intervalMs?: number;
+  /** Give up when this process exits first (it was to become ready). */
+  process?: TiedProcess;
+  /** The message when time runs out. Default `<what>: not ready after N s`. */
+  timeoutMessage?: string;
+}
+
 /**
- * Calls `probe` every `intervalMs` until it returns true; rejects with `what` when `child` exits
- * first or `timeoutMs` passes.
+ * The one bounded poll of the Kubernetes backing: calls `probe` every `intervalMs` until it
+ * returns true (a throwing probe counts as false); rejects when `process` exits first or
+ * `timeoutMs` passes.
  */
-export async function waitUntil(
-  what: string,
-  probe: () => Promise<boolean>,
-  proc: TiedProcess,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<void> {
+export async function waitUntil(what: string, probe: () => Promise<boolean>, options: WaitUntilOptions): Promise<void> {
+  const { timeoutMs, intervalMs = 100, process } = options;
   const deadline = Date.now() + timeoutMs;
   let exited = false;
-  void proc.exited.then(() => {
+  void process?.exited.then(() => {
     exited = true;
   });
   for (;;) {
     if (exited) throw new Error(`${what}: the process exited before it was ready`);
     if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not ready after ${Math.round(timeoutMs / 1000)} s`);
+    if (Date.now() > deadline) throw new Error(options.timeoutMessage ?? `${what}: not ready after ${Math.round(timeoutMs / 1000)} s`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
