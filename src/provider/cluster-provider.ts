@@ -200,6 +200,11 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     onProgress?: (line: string) => void,
   ): { client: CmsClient; connection: Connection } {
     const connection = resolve(explicit);
+    return { client: openClient(connection, onProgress), connection };
+  }
+
+  /** A client of `connection` whose retries are shown through `onProgress` (see {@link connect}). */
+  function openClient(connection: Connection, onProgress?: (line: string) => void): CmsClient {
     const extra = settings.clientOptions?.onRetry;
     const onRetry: ClientOptions["onRetry"] =
       onProgress || extra
@@ -208,8 +213,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
             onProgress?.(retryLine(info, connection.endpoint));
           }
         : undefined;
-    const client = createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
-    return { client, connection };
+    return createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
   }
 
   /**
@@ -245,8 +249,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     explicit: ConnectionInputs | undefined,
     id: string,
     probe: (client: CmsClient) => Promise<unknown> = (client) => client.getCluster(id),
+    onProgress?: (line: string) => void,
   ): Promise<{ client: CmsClient; connection: Connection }> {
-    const primary = connect(explicit);
+    const primary = connect(explicit, onProgress);
     const alternatives = alternativeTokens(explicit, primary.connection.token);
     if (alternatives.length === 0) return primary;
     try {
@@ -257,7 +262,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     }
     for (const token of alternatives) {
       const connection = { endpoint: primary.connection.endpoint, token };
-      const candidate = { connection, client: createClient({ ...settings.clientOptions, ...connection }) };
+      const candidate = { connection, client: openClient(connection, onProgress) };
       try {
         await probe(candidate.client);
         return candidate;
@@ -271,12 +276,12 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   /** The body of {@link clusterProvider.delete}. */
   async function removeCluster(id: string, raw: Record<string, unknown>): Promise<void> {
     const props = raw as unknown as Partial<ClusterOutputs>;
-    const { client, connection } = await connectExisting(props.connection, id);
+    const onProgress = progressFor(props.__urn);
+    const { client, connection } = await connectExisting(props.connection, id, undefined, onProgress);
     const secrets = [connection.token];
     const timeouts = resolveTimeouts(props.__timeouts);
     const startedAt = clock().now();
     const deadline = startedAt + timeouts.deleteMs;
-    const onProgress = progressFor(props.__urn);
     const waits = waitsFor({ client, id, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
 
     /** Gone while waiting for it to settle: nothing left to delete. */
@@ -461,7 +466,16 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
       const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
       const getting = props.name === undefined && props.status === undefined && props.createdAt === undefined;
-      const { client, connection } = await connectExisting(props.connection, id, (c) => readCluster(c, id));
+      // A read shows a line only while the client waits to retry; then its outcome replaces it.
+      const shown = progressFor(props.__urn);
+      let retried = false;
+      const onProgress =
+        shown &&
+        ((line: string) => {
+          retried = true;
+          shown(line);
+        });
+      const { client, connection } = await connectExisting(props.connection, id, (c) => readCluster(c, id), onProgress);
       const secrets = [connection.token];
       let cluster: ApiCluster;
       let fresh: string;
@@ -491,6 +505,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
         throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
       }
       const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
+      if (retried) await endProgress(props.__urn, `read: cluster ${id} is ${cluster.status}`);
       return {
         id: cluster.id,
         props: toOutputs(cluster, props, kubeconfig),

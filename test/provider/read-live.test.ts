@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { diffCluster } from "../../src/provider/diff";
+import { setProgressSink } from "../../src/provider/progress";
 import { checkCluster } from "../../src/provider/check";
 import { waitForStatus, waitUntilGone } from "../support/emulator";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
@@ -111,6 +112,22 @@ describe("read", () => {
     const r = await clusterProvider.read(id, outs);
     expect(r.props?.status).toBe("running");
     expect(r.props?.kubeconfig).toBe(outs.kubeconfig);
+  });
+
+  it("shows each retry while reading, then what it read; a read without retries shows nothing", async () => {
+    const { id, news, outs } = await created("flaky-read-progress");
+    const lines: string[] = [];
+    setProgressSink({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
+    try {
+      await clusterProvider.read(id, outs);
+      expect(lines).toEqual([]);
+      await emu.control.injectFault({ method: "GET", path: "/v1/clusters/:cluster_id/kubeconfig", kind: "status", status: 502, count: 2 });
+      await clusterProvider.read(id, outs);
+      expect(lines.filter((l) => /^the service answered 502; attempt \d in \d+(ms|s)$/.test(l))).toHaveLength(2);
+      expect(lines.at(-1)).toBe(`read: cluster ${id} is running`);
+    } finally {
+      setProgressSink(undefined);
+    }
   });
 
   it("falls back to the config/environment token when the token stored in state was rotated", async () => {

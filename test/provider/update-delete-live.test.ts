@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
+import { setProgressSink } from "../../src/provider/progress";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
@@ -13,6 +14,7 @@ afterAll(async () => {
   await emu.close();
 });
 afterEach(async () => {
+  setProgressSink(undefined);
   await emu.control.clearFaults();
 });
 
@@ -113,6 +115,16 @@ describe("delete", () => {
     const counts = await emu.control.requestCounts();
     expect(counts["DELETE /v1/clusters/:cluster_id"]).toBe(1);
     expect(counts["GET /v1/clusters/:cluster_id"]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows each retry of the DELETE in the progress line, then the outcome", async () => {
+    const { id, news, outs } = await created("doomed-flaky");
+    const lines: string[] = [];
+    setProgressSink({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
+    await emu.control.injectFault({ method: "DELETE", path: "/v1/clusters/:cluster_id", kind: "status", status: 503, count: 1 });
+    await clusterProvider.delete(id, outs);
+    expect(lines).toContainEqual(expect.stringMatching(/^the service answered 503; attempt 2 in \d+(ms|s)$/));
+    expect(lines.at(-1)).toBe(`deleted: cluster ${id} is gone`);
   });
 
   it("treats an already deleted cluster as deleted", async () => {
