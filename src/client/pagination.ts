@@ -13,6 +13,7 @@ const MAX_PAGES = 10_000;
 
 /** What walking the pages needs of a client (`CmsClient` has it). */
 export interface ClusterLister {
+  /** `GET /v1/clusters`: one page. */
   listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }): Promise<ApiClusterList>;
 }
 

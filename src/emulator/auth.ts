@@ -5,7 +5,7 @@
  * `read`, `admin` grants neither); scopes `*` and `cluster:*` cover every cluster,
  * `cluster:<id>` one cluster (the full `cls_…` id; the bare hex part is accepted too).
  */
-import { ApiError, clip, validationFailed } from "./errors";
+import { ServiceError, clip, validationFailed } from "./errors";
 import { newSecret } from "./ids";
 import type { Permission, Plan, TokenSpec } from "./types";
 
@@ -101,12 +101,16 @@ export class TokenStore {
   authenticate(header: string | undefined, now: number): Principal {
     const token = bearer(header);
     if (token === undefined) {
-      throw new ApiError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
+      throw new ServiceError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
     }
     const p = this.byToken.get(token);
-    if (!p) throw new ApiError(401, "unauthorized", "The API token is invalid or expired");
+    if (!p) throw new ServiceError(401, "unauthorized", "The API token is invalid or expired");
     if (p.expiresAt !== undefined && now >= p.expiresAt) {
-      throw new ApiError(401, "unauthorized", `The API token is invalid or expired (it expired at ${new Date(p.expiresAt).toISOString()})`);
+      throw new ServiceError(
+        401,
+        "unauthorized",
+        `The API token is invalid or expired (it expired at ${new Date(p.expiresAt).toISOString()})`,
+      );
     }
     return p;
   }
@@ -132,7 +136,7 @@ export function bearer(header: string | undefined): string | undefined {
 export function requirePermission(p: Principal, permission: Permission, action: string): void {
   if (!p.permissions.has(permission)) {
     const has = [...p.permissions].join(", ") || "none";
-    throw new ApiError(
+    throw new ServiceError(
       403,
       "forbidden",
       `Insufficient permissions: ${action} requires the "${permission}" permission; this token has: ${has}`,
@@ -148,7 +152,7 @@ export function inScope(p: Principal, clusterId: string): boolean {
 /** Throws 403 `forbidden` unless the token's scope covers the cluster. */
 export function requireScope(p: Principal, clusterId: string, action: string): void {
   if (!inScope(p, clusterId)) {
-    throw new ApiError(
+    throw new ServiceError(
       403,
       "forbidden",
       `Insufficient permissions: ${action} on cluster ${clusterId} requires scope "*", "cluster:*" or "cluster:${clusterId}"; this token's scope is "${p.scope}"`,
@@ -159,7 +163,7 @@ export function requireScope(p: Principal, clusterId: string, action: string): v
 /** Throws 403 `forbidden` unless the token may create clusters (scope `*` or `cluster:*`). */
 export function requireCreateScope(p: Principal): void {
   if (p.clusterId !== undefined) {
-    throw new ApiError(
+    throw new ServiceError(
       403,
       "forbidden",
       `Insufficient permissions: creating a cluster requires scope "*" or "cluster:*"; this token's scope is "${p.scope}"`,

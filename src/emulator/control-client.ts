@@ -16,7 +16,7 @@ export class ControlError extends Error {
     this.name = "ControlError";
   }
 
-  /** Same as {@link status}, the name the in-process control's ApiError uses. */
+  /** Same as {@link status}, the name the in-process control's ServiceError uses. */
   get statusCode(): number {
     return this.status;
   }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { bearer, tryAuthenticate } from "./auth";
-import { ApiError, validationFailed } from "./errors";
+import { ServiceError, validationFailed } from "./errors";
 import type { ControlExtras } from "./control";
 import type { EmulatorState } from "./state";
 import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
@@ -32,13 +32,17 @@ export function registerControlRoutes(
         if (token === adminToken) return;
         // A valid service token is the wrong kind (403); an expired or unknown one is no token (401).
         if (tryAuthenticate(state.tokens, req.headers.authorization, state.now())) {
-          throw new ApiError(
+          throw new ServiceError(
             403,
             "forbidden",
             "Insufficient permissions: the control API needs the emulator's admin token, not a service token",
           );
         }
-        throw new ApiError(401, "unauthorized", "The admin token is missing, invalid or expired: send Authorization: Bearer <adminToken>");
+        throw new ServiceError(
+          401,
+          "unauthorized",
+          "The admin token is missing, invalid or expired: send Authorization: Bearer <adminToken>",
+        );
       });
       const done = <T>(p: Promise<T>, reply: { code(n: number): { send(b?: unknown): unknown } }) => p.then(() => reply.code(204).send());
 

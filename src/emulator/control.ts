@@ -6,7 +6,7 @@
 import type { ApiCluster, NodeSize } from "../shared/wire-types";
 import { NODE_SIZES } from "../shared/wire-types";
 import { toPrincipal } from "./auth";
-import { ApiError, clusterNotFound, conflict, validationFailed } from "./errors";
+import { ServiceError, clusterNotFound, conflict, validationFailed } from "./errors";
 import {
   startDeletion,
   newKubeconfigCredential,
@@ -103,7 +103,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     addToken: (t: TokenSpec) => sync(() => state.tokens.add(toPrincipal(t))),
     revokeToken: (token: string) =>
       sync(() => {
-        if (!state.tokens.remove(token)) throw new ApiError(404, "not_found", "no such token");
+        if (!state.tokens.remove(token)) throw new ServiceError(404, "not_found", "no such token");
       }),
     setTimings: (t: Timings) =>
       sync(() => {
@@ -142,4 +142,4 @@ export interface ControlExtras {
   stats(): Promise<{ clusters: number; nodes: number; rss_bytes: number; heap_used_bytes: number }>;
 }
 
-export { ApiError };
+export { ServiceError };

@@ -1,7 +1,7 @@
 /**
  * Typed API errors, rendered in the service's own `{error, message}` body.
  *
- * Every failure the emulator reports goes through {@link ApiError} so that status code,
+ * Every failure the emulator reports goes through {@link ServiceError} so that status code,
  * machine-readable code and human-readable message stay together and cannot drift apart.
  */
 
@@ -24,8 +24,11 @@ export type ErrorCode =
   | "bad_gateway"
   | "unavailable";
 
-/** An error that is part of the API: it carries its HTTP status, code, message and headers. */
-export class ApiError extends Error {
+/**
+ * An error the emulated service answers with: it carries its HTTP status, code, message and
+ * headers. (The client's `ApiError` is the same answer seen from the other side.)
+ */
+export class ServiceError extends Error {
   /** Extra response headers (Allow, Retry-After, ...). */
   readonly headers: Record<string, string>;
   constructor(
@@ -35,7 +38,7 @@ export class ApiError extends Error {
     headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = "ApiError";
+    this.name = "ServiceError";
     this.headers = headers;
   }
 
@@ -51,28 +54,28 @@ export class ApiError extends Error {
 }
 
 /** 400 `validation_failed`; the message names the field and says what is expected of it. */
-export function validationFailed(message: string): ApiError {
-  return new ApiError(400, "validation_failed", message);
+export function validationFailed(message: string): ServiceError {
+  return new ServiceError(400, "validation_failed", message);
 }
 
 /** 404 `not_found` for an unknown cluster. */
-export function clusterNotFound(clusterId: string): ApiError {
-  return new ApiError(404, "not_found", `Cluster ${clip(clusterId)} not found`);
+export function clusterNotFound(clusterId: string): ServiceError {
+  return new ServiceError(404, "not_found", `Cluster ${clip(clusterId)} not found`);
 }
 
 /** 404 `not_found` for an unknown node of a known cluster. */
-export function nodeNotFound(clusterId: string, nodeId: string): ApiError {
-  return new ApiError(404, "not_found", `Node ${clip(nodeId)} not found in cluster ${clip(clusterId)}`);
+export function nodeNotFound(clusterId: string, nodeId: string): ServiceError {
+  return new ServiceError(404, "not_found", `Node ${clip(nodeId)} not found in cluster ${clip(clusterId)}`);
 }
 
 /** 409 `conflict`. */
-export function conflict(message: string): ApiError {
-  return new ApiError(409, "conflict", message);
+export function conflict(message: string): ServiceError {
+  return new ServiceError(409, "conflict", message);
 }
 
 /** 500 `internal`: never says what went wrong inside. */
-export function internalError(): ApiError {
-  return new ApiError(500, "internal", "Internal error");
+export function internalError(): ServiceError {
+  return new ServiceError(500, "internal", "Internal error");
 }
 
 /**

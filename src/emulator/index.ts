@@ -35,7 +35,13 @@ export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
 export { CONTROL_ROUTES } from "./control-route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
-export { ApiError, type ErrorCode } from "./errors";
+export { ServiceError, type ErrorCode } from "./errors";
+/**
+ * The former name of {@link ServiceError}.
+ *
+ * @deprecated Use `ServiceError`; `ApiError` is the client's error class.
+ */
+export { ServiceError as ApiError } from "./errors";
 
 /**
  * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every

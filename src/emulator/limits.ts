@@ -2,7 +2,7 @@
  * Per-token rate limits in fixed 60-second windows. A window opens at the token's first
  * request and closes 60 s later; the next request after that opens a new one.
  */
-import { ApiError } from "./errors";
+import { ServiceError } from "./errors";
 import type { Plan } from "./types";
 
 /** Requests per minute of each plan (spec, Limits). */
@@ -60,7 +60,7 @@ export class TokenRateWindows {
     };
     if (w.count > limit) {
       const retryAfter = Math.max(1, Math.ceil((end - now) / 1000));
-      throw new ApiError(
+      throw new ServiceError(
         429,
         "rate_limited",
         `Rate limit exceeded: the ${plan} plan allows ${limit} requests per minute; retry in ${retryAfter} s`,

@@ -4,7 +4,7 @@
  * and the rule.
  */
 import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../shared/wire-types";
-import { ApiError, clip } from "./errors";
+import { ServiceError, clip } from "./errors";
 
 /** Upper bound on workers: keeps a single request from allocating unbounded nodes. */
 export const MAX_WORKERS = 100;
@@ -150,36 +150,36 @@ interface AjvError {
  * Turns the first ajv error into 400 `validation_failed` with a message naming the field
  * and the rule, e.g. `workers must be an integer between 1 and 100 (got 0)`.
  */
-export function formatValidationError(errors: AjvError[], dataVar: string): ApiError {
+export function formatValidationError(errors: AjvError[], dataVar: string): ServiceError {
   const e = errors[0];
   const where = dataVar === "querystring" ? "query parameter" : "field";
-  if (!e) return new ApiError(400, "validation_failed", "Request is invalid");
+  if (!e) return new ServiceError(400, "validation_failed", "Request is invalid");
   if (e.keyword === "additionalProperties") {
     const field = String(e.params.additionalProperty);
     if (dataVar === "querystring") {
       const allowed = Object.keys(e.parentSchema?.properties ?? {});
-      return new ApiError(
+      return new ServiceError(
         400,
         "validation_failed",
         `Unknown query parameter "${clip(field, 40)}"; ${allowed.length ? `allowed: ${allowed.join(", ")}` : "this route takes no query parameters"}`,
       );
     }
     if (IMMUTABLE.includes(field)) {
-      return new ApiError(400, "validation_failed", `${field} is immutable: only workers and node_size can be modified after creation`);
+      return new ServiceError(400, "validation_failed", `${field} is immutable: only workers and node_size can be modified after creation`);
     }
-    return new ApiError(400, "validation_failed", `Unknown field "${clip(field, 40)}"`);
+    return new ServiceError(400, "validation_failed", `Unknown field "${clip(field, 40)}"`);
   }
   if (e.keyword === "required") {
-    return new ApiError(400, "validation_failed", `${String(e.params.missingProperty)} is required`);
+    return new ServiceError(400, "validation_failed", `${String(e.params.missingProperty)} is required`);
   }
   if (e.keyword === "minProperties") {
-    return new ApiError(400, "validation_failed", "Request body must contain workers and/or node_size");
+    return new ServiceError(400, "validation_failed", "Request body must contain workers and/or node_size");
   }
   const field = e.instancePath.replace(/^\//, "").split("/")[0];
   if (!field) {
-    return new ApiError(400, "validation_failed", "Request body must be a JSON object");
+    return new ServiceError(400, "validation_failed", "Request body must be a JSON object");
   }
   const rule = FIELD_RULES[field] ?? `is invalid (${e.keyword})`;
   const got = e.data === undefined ? "" : ` (got ${clip(JSON.stringify(e.data), 40)})`;
-  return new ApiError(400, "validation_failed", `${where === "field" ? "" : "Query parameter "}${field} ${rule}${got}`);
+  return new ServiceError(400, "validation_failed", `${where === "field" ? "" : "Query parameter "}${field} ${rule}${got}`);
 }

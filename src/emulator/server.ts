@@ -11,7 +11,7 @@ import { createServer, METHODS, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { canonicalUrl } from "./canonical-url";
 import { requireCreateScope, requirePermission, tryAuthenticate, type Principal } from "./auth";
-import { ApiError, clip, internalError } from "./errors";
+import { ServiceError, clip, internalError } from "./errors";
 import type { Fault } from "./faults";
 import { registerControlRoutes } from "./control-routes";
 import type { ControlExtras } from "./control";
@@ -190,13 +190,13 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     try {
       done(null, JSON.parse(text));
     } catch (e) {
-      done(new ApiError(400, "invalid_json", `Request body is not valid JSON: ${clip((e as Error).message, 120)}`), undefined);
+      done(new ServiceError(400, "invalid_json", `Request body is not valid JSON: ${clip((e as Error).message, 120)}`), undefined);
     }
   });
 
   app.addHook("onRequest", async (req) => {
     if (req.headers.host === undefined && req.raw.httpVersionMinor >= 1) {
-      throw new ApiError(400, "bad_request", "Malformed request: the Host header is missing (HTTP/1.1 requires it)");
+      throw new ServiceError(400, "bad_request", "Malformed request: the Host header is missing (HTTP/1.1 requires it)");
     }
   });
 
@@ -224,7 +224,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     }
     if (allow) {
       // Before the body is read: a wrong method is 405 whatever the body holds.
-      throw new ApiError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${route}; allowed: ${allow.join(", ")}`, {
+      throw new ServiceError(405, "method_not_allowed", `Method ${req.method} is not allowed on ${route}; allowed: ${allow.join(", ")}`, {
         allow: allow.join(", "),
       });
     }
@@ -286,15 +286,15 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     return reply.code(status).send(body);
   }
 
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
-    let api: ApiError;
-    if (err instanceof ApiError) api = err;
+  app.setErrorHandler((err: FastifyError | ServiceError, req, reply) => {
+    let api: ServiceError;
+    if (err instanceof ServiceError) api = err;
     else if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-      api = new ApiError(413, "payload_too_large", `Request body exceeds the limit of 1 MiB (${BODY_LIMIT} bytes)`);
+      api = new ServiceError(413, "payload_too_large", `Request body exceeds the limit of 1 MiB (${BODY_LIMIT} bytes)`);
     } else if (err.code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
-      api = new ApiError(400, "bad_request", "Request body length does not match its Content-Length header");
+      api = new ServiceError(400, "bad_request", "Request body length does not match its Content-Length header");
     } else if (typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) {
-      api = new ApiError(400, "bad_request", "Malformed request");
+      api = new ServiceError(400, "bad_request", "Malformed request");
     } else {
       req.log.error({ err }, "internal error");
       api = internalError();
@@ -316,7 +316,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
   const who = (req: FastifyRequest): Principal => {
     // The hook authenticates every route that has a permission; never serve one without.
     if (!req.principal)
-      throw new ApiError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
+      throw new ServiceError(401, "unauthorized", "The API token is missing or invalid: send Authorization: Bearer <API_TOKEN>");
     return req.principal;
   };
   type Params = { cluster_id: string; node_id: string };
@@ -405,7 +405,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
       config: { allow: allowed },
       // Never reached: the onRequest hook answers 405 first.
       handler: async () => {
-        throw new ApiError(405, "method_not_allowed", `Allowed: ${allowed.join(", ")}`);
+        throw new ServiceError(405, "method_not_allowed", `Allowed: ${allowed.join(", ")}`);
       },
     });
   }

@@ -1,7 +1,7 @@
 /**
  * The cluster operations of `/v1`, one function per API operation. Each receives the
  * emulator state, the caller's token and already schema-checked input, and either returns
- * the response body or throws an {@link ApiError}. Nothing changes before every check passed.
+ * the response body or throws an {@link ServiceError}. Nothing changes before every check passed.
  */
 import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "../../shared/wire-types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";

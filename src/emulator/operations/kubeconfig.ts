@@ -2,7 +2,7 @@
 import type { Principal } from "../auth";
 import { renderKubeconfig } from "../kubeconfig";
 import type { EmulatorState } from "../state";
-import { ApiError } from "../errors";
+import { ServiceError } from "../errors";
 import { findCluster } from "./clusters";
 
 /**
@@ -15,7 +15,7 @@ export async function getKubeconfig(state: EmulatorState, p: Principal, clusterI
     try {
       await state.kubernetes.ready(c);
     } catch (e) {
-      throw new ApiError(503, "unavailable", `The Kubernetes API server of cluster ${c.id} is not available: ${(e as Error).message}`);
+      throw new ServiceError(503, "unavailable", `The Kubernetes API server of cluster ${c.id} is not available: ${(e as Error).message}`);
     }
   }
   return renderKubeconfig(c);
