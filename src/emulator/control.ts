@@ -29,8 +29,8 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     if (c.status !== "running") throw conflict(`Cluster ${c.id} is ${c.status}; it can be ${action} only when running`);
     return c;
   };
-  // Resolves once the change is durable, as an HTTP answer would (see persistence.ts).
-  const sync = async <T>(fn: () => T): Promise<T> => {
+  // Runs the change and resolves once it is durable, as an HTTP answer would (see persistence.ts).
+  const durably = async <T>(fn: () => T): Promise<T> => {
     const out = fn();
     await state.durable();
     return out;
@@ -38,7 +38,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
 
   return {
     reset: () =>
-      sync(() => {
+      durably(() => {
         state.clearClusters();
         state.faults.clear();
         state.counts.clear();
@@ -47,15 +47,15 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         state.failNext.update = 0;
         state.onChange();
       }),
-    injectFault: (f: FaultSpec) => sync(() => ({ id: state.faults.add(f).id })),
-    clearFaults: () => sync(() => state.faults.clear()),
+    injectFault: (f: FaultSpec) => durably(() => ({ id: state.faults.add(f).id })),
+    clearFaults: () => durably(() => state.faults.clear()),
     failNext: (operation) =>
-      sync(() => {
+      durably(() => {
         if (operation !== "create" && operation !== "update") throw validationFailed('operation must be "create" or "update"');
         state.failNext[operation] += 1;
       }),
     scale: (clusterId, workers) =>
-      sync(() => {
+      durably(() => {
         if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
           throw validationFailed(`workers must be an integer between 1 and ${MAX_WORKERS}`);
         }
@@ -63,13 +63,13 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         if (scaleCluster(c, { workers }, state.now(), state.durations.scale, false)) state.onChange(c.id);
       }),
     resize: (clusterId, nodeSize) =>
-      sync(() => {
+      durably(() => {
         if (!NODE_SIZES.includes(nodeSize as NodeSize)) throw validationFailed(`node_size must be one of ${NODE_SIZES.join(", ")}`);
         const c = running(clusterId, "resized");
         if (scaleCluster(c, { node_size: nodeSize as NodeSize }, state.now(), state.durations.scale, false)) state.onChange(c.id);
       }),
     upgrade: (clusterId, version) =>
-      sync(() => {
+      durably(() => {
         if (typeof version !== "string" || !/^v\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(version)) {
           throw validationFailed("kubernetes_version must look like v<major>.<minor>.<patch>, e.g. v1.31.0");
         }
@@ -77,7 +77,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         if (upgradeCluster(c, version, state.now(), state.durations.upgrade)) state.onChange(c.id);
       }),
     deleteCluster: (clusterId) =>
-      sync(() => {
+      durably(() => {
         if (typeof clusterId !== "string") throw validationFailed("clusterId must be a string");
         const c = state.get(clusterId);
         if (!c) throw clusterNotFound(clusterId);
@@ -87,7 +87,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         state.onChange(c.id);
       }),
     rotateKubeconfig: async (clusterId) => {
-      const c = await sync(() => {
+      const c = await durably(() => {
         if (typeof clusterId !== "string") throw validationFailed("clusterId must be a string");
         const found = state.get(clusterId);
         if (!found) throw clusterNotFound(clusterId);
@@ -98,15 +98,15 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
       state.onChange(c.id);
       await state.durable();
     },
-    requestCounts: () => sync(() => Object.fromEntries(state.counts)),
-    resetRequestCounts: () => sync(() => state.counts.clear()),
-    addToken: (t: TokenSpec) => sync(() => state.tokens.add(toPrincipal(t))),
+    requestCounts: () => durably(() => Object.fromEntries(state.counts)),
+    resetRequestCounts: () => durably(() => state.counts.clear()),
+    addToken: (t: TokenSpec) => durably(() => state.tokens.add(toPrincipal(t))),
     revokeToken: (token: string) =>
-      sync(() => {
+      durably(() => {
         if (!state.tokens.remove(token)) throw new ServiceError(404, "not_found", "no such token");
       }),
     setTimings: (t: Timings) =>
-      sync(() => {
+      durably(() => {
         try {
           checkTimings(t);
         } catch (e) {
@@ -115,7 +115,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         state.setTimings(t);
       }),
     clusters: () =>
-      sync((): ApiCluster[] => {
+      durably((): ApiCluster[] => {
         const now = state.now();
         state.purge(now);
         return state.order.map((c) => {
@@ -123,10 +123,10 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
           return toApiCluster(c);
         });
       }),
-    faults: () => sync(() => state.faults.list()),
-    timings: () => sync(() => state.timings()),
+    faults: () => durably(() => state.faults.list()),
+    timings: () => durably(() => state.timings()),
     stats: () =>
-      sync(() => {
+      durably(() => {
         const m = process.memoryUsage();
         let nodes = 0;
         for (const c of state.clusters.values()) nodes += c.nodes.length;
