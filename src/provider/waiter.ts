@@ -1,7 +1,9 @@
 /**
- * Waiting for a cluster to reach a state: polls GET /v1/clusters/{id} on the adaptive schedule
- * of `schedule.ts`, reads the status (provisioning, scaling, upgrading and deleting mean "not
- * yet"; error means stop), honours the operation's deadline and reports progress.
+ * Waiting for a cluster to reach a state: observes it on the adaptive schedule of `schedule.ts`
+ * (through the shared poller of `shared-poll.ts`, one listing for every cluster of the connection
+ * waited on together, or one GET /v1/clusters/{id} per poll), reads the status (provisioning,
+ * scaling, upgrading and deleting mean "not yet"; error means stop), honours the operation's
+ * deadline and reports progress.
  */
 import { systemClock, type Clock } from "../shared/clock";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
