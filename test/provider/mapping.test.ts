@@ -1,22 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ApiCluster } from "../../src/shared/wire-types";
+import { API_CLUSTER } from "../support/fixtures";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "../../src/provider/mapping";
 
-const api: ApiCluster = {
-  id: "cls_0123456789abcdef",
-  name: "prod",
-  status: "running",
-  phase: "managed",
-  control_planes: 3,
-  workers: 2,
-  node_size: "medium",
-  node_count: 5,
-  endpoint: "https://10.1.2.3:6443",
-  kubernetes_version: "v1.30.2",
-  created_at: "2024-01-01T00:00:00Z",
-  updated_at: "2024-01-01T00:05:00Z",
-  infra_id: null,
-};
+const api = API_CLUSTER;
 
 describe("the provider's property bags", () => {
   it("builds the create body, sending infra_id only when set", () => {

@@ -6,7 +6,7 @@ import { diffCluster } from "../../src/provider/diff";
 import { setProgressSink } from "../../src/provider/progress";
 import { checkCluster } from "../../src/provider/check";
 import { waitForStatus, waitUntilGone } from "../support/emulator";
-import { emulatorForProvider, inputs, rejection } from "../support/provider";
+import { created, emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -15,12 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emu.close();
 });
-
-async function created(name: string, over: Record<string, unknown> = {}) {
-  const news = inputs({ name, ...over });
-  const res = await clusterProvider.create(news);
-  return { id: res.id, news, outs: { ...res.outs, __provider: news.__provider } as Record<string, unknown> };
-}
 
 /** Poll the emulator until the cluster is running again (after an out-of-band change). */
 async function settled(id: string) {

@@ -4,7 +4,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { setProgressSink } from "../../src/provider/progress";
-import { emulatorForProvider, inputs, rejection } from "../support/provider";
+import { created, emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -17,12 +17,6 @@ afterEach(async () => {
   setProgressSink(undefined);
   await emu.control.clearFaults();
 });
-
-async function created(name: string, over: Record<string, unknown> = {}) {
-  const news = inputs({ name, ...over });
-  const res = await clusterProvider.create(news);
-  return { id: res.id, news, outs: { ...res.outs, __provider: news.__provider } as Record<string, unknown> };
-}
 
 const exists = async (id: string) => (await emu.control.clusters()).some((c) => c.id === id);
 

@@ -1,22 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ApiCluster, ApiNode } from "../../src/shared/wire-types";
+import type { ApiNode } from "../../src/shared/wire-types";
+import { API_CLUSTER } from "../support/fixtures";
 import { toClusterInfo, toNodeInfo } from "../../src/shared/cluster-info";
 
-const api: ApiCluster = {
-  id: "cls_0123456789abcdef",
-  name: "prod",
-  status: "running",
-  phase: "managed",
-  control_planes: 3,
-  workers: 2,
-  node_size: "medium",
-  node_count: 5,
-  endpoint: "https://10.1.2.3:6443",
-  kubernetes_version: "v1.30.2",
-  created_at: "2024-01-01T00:00:00Z",
-  updated_at: "2024-01-01T00:05:00Z",
-  infra_id: null,
-};
+const api = API_CLUSTER;
 
 describe("clusters and nodes in camelCase", () => {
   it("camelCases a cluster and drops a null infra_id", () => {

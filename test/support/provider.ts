@@ -2,7 +2,12 @@
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
 import { clearSharedLimiters } from "../../src/client";
 import { FAST_TIMINGS } from "./emulator";
-import { setProviderSettings, resetConfiguredConnection, type ProviderSettings } from "../../src/provider/cluster-provider";
+import {
+  clusterProvider,
+  setProviderSettings,
+  resetConfiguredConnection,
+  type ProviderSettings,
+} from "../../src/provider/cluster-provider";
 
 /** Start an emulator; point the provider at it through the environment it reads. */
 export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<ProviderSettings> = {}): Promise<RunningEmulator> {
@@ -40,4 +45,11 @@ export function inputs(over: Record<string, unknown> = {}): Record<string, unkno
     __provider: "exports.handler = function() {}",
     ...over,
   };
+}
+
+/** Create a cluster through the default provider; hands back its inputs and its state as stored. */
+export async function created(name: string, over: Record<string, unknown> = {}) {
+  const news = inputs({ name, ...over });
+  const res = await clusterProvider.create(news);
+  return { id: res.id, news, outs: { ...res.outs, __provider: news.__provider } as Record<string, unknown> };
 }
