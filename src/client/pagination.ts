@@ -3,10 +3,9 @@
  * `total` and `per_page`, so every rule here copes without them: a page shorter than asked for,
  * or an empty one, is the last.
  */
-import type { ApiClusterList, ClusterStatus } from "../shared/wire-types";
+import { type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "../shared/wire-types";
 
-/** The largest `per_page` the service accepts. */
-export const MAX_PER_PAGE = 100;
+export { MAX_PER_PAGE };
 
 /** Guard against a service that never stops answering full pages: 1,000,000 clusters. */
 const MAX_PAGES = 10_000;

@@ -3,12 +3,11 @@
  * serialization) and the translation of an ajv error into a message that names the field
  * and the rule.
  */
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../shared/wire-types";
+import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, NODE_STATUSES, PHASES } from "../shared/wire-types";
 import { ServiceError, clip } from "./errors";
 
 /** Upper bound on workers: keeps a single request from allocating unbounded nodes. */
 export const MAX_WORKERS = 100;
-export const MAX_PER_PAGE = 100;
 
 /** The rule of each field, as said in validation messages. */
 export const FIELD_RULES: Record<string, string> = {

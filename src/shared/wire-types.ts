@@ -46,6 +46,9 @@ export interface ApiCluster extends ApiClusterSummary {
   infra_id?: string | null;
 }
 
+/** The largest `per_page` of `GET /v1/clusters` (the spec's bound). */
+export const MAX_PER_PAGE = 100;
+
 /** GET /v1/clusters response. */
 export interface ApiClusterList {
   items: ApiCluster[];
