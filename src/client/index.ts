@@ -3,7 +3,7 @@
  * never duplicate a cluster, and a process-wide rate limiter per endpoint + token.
  */
 export { CmsClient, createClient } from "./client";
-export { MAX_PER_PAGE, clusterPages, isLastPage, listPageCount, type ClusterLister } from "./pagination";
+export { clusterPages, isLastPage, listPageCount, type ClusterLister } from "./pagination";
 export {
   DEFAULT_CLIENT_OPTIONS,
   normalizeEndpoint,

@@ -5,8 +5,6 @@
  */
 import { type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "../shared/wire-types";
 
-export { MAX_PER_PAGE };
-
 /** Guard against a service that never stops answering full pages: 1,000,000 clusters. */
 const MAX_PAGES = 10_000;
 
@@ -18,7 +16,7 @@ export interface ClusterLister {
 
 /** Whether `list`, page number `page` of a listing asked for with `perPage`, is its last page. */
 export function isLastPage(list: ApiClusterList, page: number, perPage: number = MAX_PER_PAGE): boolean {
-  const size = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : perPage;
+  const size = pageSize(list, perPage);
   const total = typeof list.total === "number" ? list.total : Number.POSITIVE_INFINITY;
   return list.items.length === 0 || list.items.length < size || page * size >= total;
 }
@@ -29,9 +27,13 @@ export function isLastPage(list: ApiClusterList, page: number, perPage: number =
  * {@link clusterPages} instead.
  */
 export function listPageCount(list: ApiClusterList): number {
-  const perPage = typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : MAX_PER_PAGE;
   const total = typeof list.total === "number" && list.total >= 0 ? list.total : list.items.length;
-  return Math.max(1, Math.ceil(total / perPage));
+  return Math.max(1, Math.ceil(total / pageSize(list, MAX_PER_PAGE)));
+}
+
+/** The page size the service reports, else the one asked for. */
+function pageSize(list: ApiClusterList, asked: number): number {
+  return typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : asked;
 }
 
 /** Every page of the cluster listing (optionally of one status), in order, up to the last. */

@@ -23,8 +23,8 @@
  * - One reader per connection (endpoint + token, see `CmsClient.identity`): reads of clusters
  *   behind different endpoints or tokens are never answered from each other's pages.
  */
-import { MAX_PER_PAGE, listPageCount } from "../client/pagination";
-import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
+import { listPageCount } from "../client/pagination";
+import { type ApiCluster, type ApiClusterList, MAX_PER_PAGE } from "../shared/wire-types";
 import { processSingleton } from "../shared/process-singleton";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
 

@@ -94,10 +94,10 @@ export interface WaitUntilOptions {
  * `timeoutMs` passes.
  */
 export async function waitUntil(what: string, probe: () => Promise<boolean>, options: WaitUntilOptions): Promise<void> {
-  const { timeoutMs, intervalMs = 100, process } = options;
+  const { timeoutMs, intervalMs = 100, process: child } = options;
   const deadline = Date.now() + timeoutMs;
   let exited = false;
-  void process?.exited.then(() => {
+  void child?.exited.then(() => {
     exited = true;
   });
   for (;;) {
