@@ -12,14 +12,15 @@
 import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
-import { ApiError, NetworkError, isApiError, isNotFound, isConflict } from "./errors";
+import { ApiError, NetworkError, UnprovenOwnershipError, isApiError, isNotFound, isConflict } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { omitUndefined } from "../shared/omit-undefined";
 import { clusterPages } from "./pagination";
 import { redact } from "./redact";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
-import { claimClusterId, claimedClusterIds, findCreatedCluster } from "./reconcile";
+import { claimClusterId, claimedClusterIds } from "./reconcile";
+import { judgeOwnership, type NameProof } from "../shared/ownership";
 import { decideRetry, isRateLimited, outcomeUnknown, serverRequestedDelay, type RetryInput } from "./retry";
 import type {
   ApiCluster,
@@ -31,6 +32,16 @@ import type {
   CreateClusterRequest,
   UpdateClusterRequest,
 } from "../shared/wire-types";
+
+/** Options of {@link CmsClient.createCluster}. */
+export interface CreateOptions {
+  /**
+   * What the requested name proves after a lost reply (see `shared/ownership.ts`): `"seeded"`
+   * when no other caller can compute it, so a cluster carrying it is this call's; `"none"`
+   * (default) for any other name, so a cluster carrying it is never taken.
+   */
+  nameProof?: NameProof;
+}
 
 interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -131,13 +142,17 @@ export class CmsClient {
   /**
    * `POST /v1/clusters`. Safe against a lost reply: if the request may have been processed but no
    * answer came back (connection dropped, timeout, 500/502/504), it is not re-sent blindly; the
-   * clusters are listed first and one with this exact name and shape, created after the request
-   * started, is returned instead of creating a duplicate. When no reply came at all, the server
-   * may still be working on the request, so the listing is repeated for up to `settleWindowMs`
-   * before the POST is sent again. A 429 or 503 (refused before processing) is simply re-sent
-   * after the requested wait.
+   * clusters are listed first and `judgeOwnership` (`shared/ownership.ts`) decides:
+   * - a cluster that carries a name only this caller can compute (`nameProof: "seeded"`) is
+   *   returned instead of creating a duplicate;
+   * - a cluster that merely has the requested name and shape, created after the request began,
+   *   may be another caller's (names are not unique): nothing is taken and the call fails with an
+   *   {@link UnprovenOwnershipError} naming the candidates;
+   * - with no candidate the POST is sent again. When no reply came at all, the server may still
+   *   be working on the request, so the listing is repeated for up to `settleWindowMs` first.
+   * A 429 or 503 (refused before processing) is simply re-sent after the requested wait.
    */
-  async createCluster(body: CreateClusterRequest): Promise<ApiClusterSummary> {
+  async createCluster(body: CreateClusterRequest, options: CreateOptions = {}): Promise<ApiClusterSummary> {
     const startedLocal = this.#options.clock.now();
     const res = await this.#withRetry<Exchange | ApiCluster>(
       "POST",
@@ -151,8 +166,21 @@ export class CmsClient {
             const all = await this.listAllClusters();
             // Compute the start on the server's clock only now: the list's Date headers have just
             // refreshed our estimate of the skew.
-            const found = findCreatedCluster(all, body, startedLocal + this.#serverOffsetMs, undefined, claimedClusterIds());
-            if (found) return { value: found };
+            const ownership = judgeOwnership(all, {
+              name: body.name,
+              proof: options.nameProof ?? "none",
+              request: body,
+              notBefore: startedLocal + this.#serverOffsetMs,
+              exclude: claimedClusterIds(),
+            });
+            if (ownership.verdict === "ours") return { value: ownership.cluster };
+            if (ownership.verdict === "unproven") {
+              throw new UnprovenOwnershipError(
+                body.name,
+                ownership.candidates,
+                `the reply to the create of cluster "${body.name}" was lost`,
+              );
+            }
             const left = settleUntil - this.#options.clock.now();
             if (left <= 0) return undefined;
             await this.#options.clock.sleep(Math.min(left, 1_000));
@@ -477,6 +505,7 @@ function asError(e: unknown): Error {
  * no foreign object holding request headers can escape.
  */
 function finalError(error: unknown, method: string, path: string, token: string): Error {
+  if (error instanceof UnprovenOwnershipError) return error;
   if (error instanceof ApiError || error instanceof NetworkError) {
     const e = error as unknown as Record<string, unknown>;
     delete e.attemptNumber;

@@ -2,7 +2,7 @@
  * Client of the Cluster Management Service v1 API: typed methods, typed errors, retries that
  * never duplicate a cluster, and a process-wide rate limiter per endpoint + token.
  */
-export { CmsClient, createClient } from "./client";
+export { CmsClient, createClient, type CreateOptions } from "./client";
 export { clusterPages, isLastPage, listPageCount, type ClusterLister } from "./pagination";
 export {
   DEFAULT_CLIENT_OPTIONS,
@@ -56,6 +56,6 @@ export {
   type LimiterTicket,
   type PacingOptions,
 } from "./limiter";
-export { findCreatedCluster, CREATED_AT_TOLERANCE_MS } from "./reconcile";
+export type { NameProof } from "../shared/ownership";
 export { PACKAGE_VERSION, DEFAULT_USER_AGENT } from "./version";
 export * from "../shared/wire-types";

@@ -3,7 +3,7 @@
  * for the service's errors the Pulumi way to act on them (`pulumi config set`, `pulumi refresh`).
  * The client's own messages stay free of Pulumi: it is a general-purpose client.
  */
-import { ForbiddenError, NotFoundError, UnauthorizedError } from "../client/errors";
+import { ForbiddenError, NotFoundError, UnauthorizedError, UnprovenOwnershipError } from "../client/errors";
 import { redact } from "../client/redact";
 import { parseApiPath } from "../shared/api-paths";
 import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
@@ -12,6 +12,12 @@ import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
 export function pulumiAdvice(e: unknown): string | undefined {
   if (e instanceof UnauthorizedError || e instanceof ForbiddenError) {
     return `Set the token with \`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\` or the \`${ENV_TOKEN}\` environment variable.`;
+  }
+  if (e instanceof UnprovenOwnershipError) {
+    return (
+      "If one of them is this stack's, set the Cluster's `import` resource option to its id and run `pulumi up` " +
+      "(after a killed run: `cms-recover --adopt <id>`); if none is, give the Cluster another `name`."
+    );
   }
   if (e instanceof NotFoundError) {
     const { clusterId, nodeId } = parseApiPath(e.path) ?? {};

@@ -5,19 +5,24 @@
  *   describe it ({@link adoptImported});
  * - a cluster left by an interrupted run of this very resource ({@link findLeftover}): a
  *   `pulumi up` killed after its POST leaves a cluster the state does not record. Its name was
- *   derived from the resource's URN (see `naming.ts`), so the next run computes the same name and
- *   finds it, instead of creating a duplicate and leaving the first one billed and unowned.
+ *   derived from the resource's URN and the stack's seed (see `naming.ts`), so the next run
+ *   computes the same name and finds it, instead of creating a duplicate and leaving the first
+ *   one billed and unowned.
  *
- * What counts as evidence that a cluster is this resource's: only a derived auto-name. Names are
- * not unique in the API, and a name the user chose can be carried by anybody's cluster, so a
- * cluster is never taken on the strength of an explicit name, whatever its shape. Nor is one in
- * `deleting` (it is on its way out), nor one with the name of the cluster the state already
- * holds for this resource (`pulumi up --replace` keeps the name and must make a new cluster).
+ * Whether a cluster is this resource's is decided by `shared/ownership.ts`; this module gathers
+ * the evidence ({@link nameProofOf}). Only a seeded auto-name proves it. A cluster is never taken
+ * on the strength of an explicit name, whatever its shape, nor of a 0.2.0 auto-name (twin stacks
+ * compute it too): where one exists, the create fails and names it. Nor is one in `deleting` (it
+ * is on its way out), nor one with the name of the cluster the state already holds for this
+ * resource (`pulumi up --replace` keeps the name and must make a new cluster).
  */
 import type { CmsClient } from "../client";
 import type { ApiCluster } from "../shared/wire-types";
-import { isNotFound } from "../client/errors";
+import { isNotFound, UnprovenOwnershipError } from "../client/errors";
+import { judgeOwnership, type NameProof } from "../shared/ownership";
 import { safeMessage } from "../connection";
+import { toCreateRequest } from "./mapping";
+import { isSeededAutoName } from "./naming";
 import type { ClusterInputs } from "./types";
 
 /**
@@ -60,12 +65,18 @@ function listShared(client: CmsClient): Promise<ApiCluster[]> {
   return listing;
 }
 
+/** What the name of checked inputs proves about a cluster carrying it (see `shared/ownership.ts`). */
+export function nameProofOf(inputs: Partial<ClusterInputs> | Record<string, unknown>): NameProof {
+  return inputs.__autonamed === true && isSeededAutoName(inputs.__urn, inputs.name, inputs.__seed) ? "seeded" : "none";
+}
+
 /**
  * The cluster an interrupted earlier run of this resource created, or undefined when there is
- * none (then the caller creates one). Only for derived auto-names; see the module comment.
+ * none (then the caller creates one). Only for auto-names; see the module comment.
  *
  * @param inState name of the cluster the state holds for this resource, if any
- * @throws when several clusters carry the name (which one is ours cannot be told)
+ * @throws UnprovenOwnershipError when clusters carry the name but it proves nothing (a 0.2.0
+ *   auto-name), or several carry a seeded one
  */
 export async function findLeftover(
   client: CmsClient,
@@ -82,12 +93,16 @@ export async function findLeftover(
       `creating cluster "${inputs.name}" failed: listing clusters (to find one left by an interrupted run) failed: ${safeMessage(e, secrets)}`,
     );
   }
-  const same = all.filter((c) => c.name === inputs.name && c.status !== "deleting");
-  if (same.length <= 1) return same[0];
-  const ids = same.map((c) => `${c.id} (${c.status}, created ${c.created_at})`).join(", ");
-  throw new Error(
-    `creating cluster "${inputs.name}" failed: ${same.length} clusters already carry this stack's name for it: ${ids}. ` +
-      "Interrupted runs left them; keep one with the `import` resource option and delete the others (or delete them all), then run `pulumi up` again.",
+  const proof = nameProofOf(inputs);
+  const ownership = judgeOwnership(all, { name: inputs.name, proof, request: proof === "seeded" ? undefined : toCreateRequest(inputs) });
+  if (ownership.verdict === "ours") return ownership.cluster;
+  if (ownership.verdict === "none") return undefined;
+  throw new UnprovenOwnershipError(
+    inputs.name,
+    ownership.candidates,
+    proof === "seeded"
+      ? `cannot create cluster "${inputs.name}": this stack's own auto-name for the resource is already carried by several clusters (did a copy of the stack's state run too?)`
+      : `cannot create cluster "${inputs.name}": its auto-name (release 0.2.0's, derived from the resource's URN alone) is computed by any stack with the same project, stack and resource names, in any backend`,
   );
 }
 

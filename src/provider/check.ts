@@ -4,7 +4,7 @@
  */
 import { NODE_SIZES, PHASES } from "../shared/wire-types";
 import { omitUndefinedDeep } from "../shared/omit-undefined";
-import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn } from "./naming";
+import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn, SEED_PATTERN } from "./naming";
 import { validateTimeouts } from "./timeouts";
 import { isUnknown } from "./unknown";
 
@@ -42,8 +42,9 @@ export const DEFAULT_PHASE = "managed";
  * Validate and complete Cluster inputs.
  *
  * - Values that are unknown during a preview are not judged (they are checked again at `up`).
- * - Without a `name`, the cluster is auto-named from its URN and `options.generation`; a
- *   previous auto-name (from `olds`) is kept, so repeated previews and updates see the same name.
+ * - Without a `name`, the cluster is auto-named from its URN, the stack's seed (`__seed`) and
+ *   `options.generation`; a previous auto-name (from `olds`) is kept, so repeated previews and
+ *   updates see the same name. An unknown seed (a brand-new stack's preview) leaves it unknown.
  * - `phase` defaults to `managed`; `infraId` is required for any other phase.
  *
  * @param olds the previous inputs (empty on first create and on a replacement's re-check)
@@ -62,14 +63,22 @@ export function checkCluster(
   // name: explicit, or auto-generated once and then kept.
   if (news.name === undefined || news.name === null) {
     const previous = old.__autonamed === true ? old.name : undefined;
+    const seed = news.__seed;
+    if (seed !== undefined && seed !== null && !isUnknown(seed) && (typeof seed !== "string" || !SEED_PATTERN.test(seed))) {
+      fail("name", "the stack's auto-name seed (hidden input __seed) is damaged: it must be 32 hex digits");
+    }
     inputs.name =
       typeof previous === "string" && nameProblem(previous) === undefined
         ? previous
         : typeof news.__urn === "string" && resourceNameFromUrn(news.__urn) !== undefined
-          ? derivedAutoName(news.__urn, options.generation ?? 0)
+          ? // The seed is not recorded yet during a brand-new stack's first preview: so is the name.
+            isUnknown(seed)
+            ? seed
+            : derivedAutoName(news.__urn, options.generation ?? 0, typeof seed === "string" ? seed : undefined)
           : autoName("cluster", options.random);
     inputs.__autonamed = true;
   } else {
+    delete inputs.__seed;
     delete inputs.__autonamed;
     if (!isUnknown(news.name)) {
       const problem = nameProblem(news.name);

@@ -11,7 +11,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createClient, type ClientOptions, type CmsClient } from "../client";
 import type { ApiCluster, ApiClusterSummary } from "../shared/wire-types";
 import { checkCluster } from "./check";
-import { adoptImported, findLeftover, StateMemory } from "./adoption";
+import { adoptImported, findLeftover, nameProofOf, StateMemory } from "./adoption";
 import {
   CONFIG_ENDPOINT_KEY,
   CONFIG_TOKEN_KEY,
@@ -22,7 +22,7 @@ import {
   type ConnectionInputs,
 } from "../connection";
 import { diffCluster } from "./diff";
-import { isConflict, isNotFound, statusOf } from "../client/errors";
+import { isConflict, isNotFound, statusOf, UnprovenOwnershipError } from "../client/errors";
 import { ClusterInitError } from "./errors";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { chooseKubeconfig } from "./kubeconfig";
@@ -357,7 +357,8 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       // check) as the program read it from the state.
       const recorded = news.__inState as { name?: unknown } | undefined;
       const replaced = inState ? undefined : (stateMemory.previous(urn) ?? (recorded?.name ? { name: recorded.name } : undefined));
-      const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name) : 0;
+      const seed = typeof news.__seed === "string" ? news.__seed : undefined;
+      const generation = replaced && urn ? nextAutoNameGeneration(urn, replaced.name, seed) : 0;
       const { inputs, failures } = checkCluster(olds, news, { generation });
       delete inputs.__inState;
       // Before any API call, in `preview` too: a pull request's preview fails as its merge's `up`
@@ -405,19 +406,25 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
         first = await adoptImported(client, inputs, secrets);
         onProgress?.(`importing ${first.id} (status ${first.status})`);
       } else {
-        first = await findLeftover(client, inputs, stateMemory.previous(inputs.__urn)?.name, secrets);
+        try {
+          first = await findLeftover(client, inputs, stateMemory.previous(inputs.__urn)?.name, secrets);
+        } catch (e) {
+          if (e instanceof UnprovenOwnershipError) throw new Error(safeMessage(e, secrets));
+          throw e;
+        }
         if (first && inputs.__urn) {
           await warnFor(
             inputs.__urn,
-            `cluster ${first.id} ("${first.name}", ${first.status}) was created for this resource by an earlier run that was interrupted: it is taken over instead of creating another`,
+            `cluster ${first.id} ("${first.name}", ${first.status}) carries this stack's own auto-name for the resource: an earlier run that was interrupted created it, and it is taken over instead of creating another`,
           );
         }
       }
       if (!first) {
         try {
-          first = await client.createCluster(toCreateRequest(inputs));
+          first = await client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs) });
         } catch (e) {
-          // Nothing was created (the client reconciles lost replies before giving up).
+          // Nothing was taken: the client returns a cluster after a lost reply only with proof that
+          // it is this create's, and otherwise names the candidates in the error.
           throw new Error(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`);
         }
         forgetReads(client);

@@ -25,8 +25,13 @@ export interface HiddenInputs {
    * replacement the engine shows it as a new resource (`up --replace`). Check removes it.
    */
   __inState?: { name: string };
-  /** When check last ran for a create (ISO time): evidence for `cms-recover` (see src/recover). */
+  /** When check last ran for a create (ISO time): narrows `cms-recover`'s candidates (see src/recover). */
   __requestedAt?: string;
+  /**
+   * The stack's auto-name seed (`resources/autoname-seed.ts`), given to auto-named clusters: check
+   * mixes it into a new auto-name, which then proves the cluster is this stack's (see `naming.ts`).
+   */
+  __seed?: string;
 }
 
 /** Inputs after check: what create/update/diff receive as `news`. */

@@ -16,8 +16,10 @@
  *    that timed out); the pending creates that made nothing are dropped. (`pulumi refresh
  *    --import-pending-creates` would be the engine's own way, but v3.248 drops the operation
  *    instead of recording the resource.)
- * Exit 0 when resolved, 2 when a person must choose (the ids are printed, nothing is changed),
- * 1 on any other failure.
+ * What counts as the cluster a create made is `plan.ts`'s rule: only a name derived from the
+ * stack's seed proves it; for any other name the candidates are printed and a person records one
+ * with `--adopt ID`. Exit 0 when resolved, 2 when a person must choose (the candidates and the
+ * command are printed, nothing is changed), 1 on any other failure.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,16 +27,23 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
+import { describeCandidates } from "../shared/ownership";
 import { CLUSTER_TYPE, planRecovery, type PendingCreate } from "./plan";
 
-const USAGE = `Usage: cms-recover [--stack NAME] [--dry-run]
+const USAGE = `Usage: cms-recover [--stack NAME] [--adopt ID]... [--dry-run]
 
 Resolves the Cluster creates that an interrupted \`pulumi up\` left pending in the stack:
 records the cluster each one created (the next \`pulumi up\` waits until it is running), or
 drops the ones that created nothing. Run it in the project directory after
 \`pulumi cancel --yes\` and before the next \`pulumi up\`. Idempotent.
 
+A cluster is recorded on its own only when it carries the stack's own auto-name for the
+resource. For a create with an explicit name (or a name from release 0.2.0) a cluster with
+that name may be anybody's: the candidates are printed, nothing is changed, and the exit code
+is 2; if one is this stack's, run again with --adopt ID.
+
   --stack NAME   the stack (default: the selected one)
+  --adopt ID     record cluster ID for the pending create whose name it carries (repeatable)
   --dry-run      print the plan, change nothing
   -h, --help     this help
 `;
@@ -101,7 +110,12 @@ function setting(env: string, key: string, stack: string | undefined): string {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { stack: { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: {
+      stack: { type: "string" },
+      adopt: { type: "string", multiple: true },
+      "dry-run": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -126,19 +140,34 @@ async function main(): Promise<number> {
     token: setting("CMS_TOKEN", "cms:token", stack),
   });
   const inState = new Set((deployment.resources ?? []).filter((r) => r.type === CLUSTER_TYPE && r.id).map((r) => r.id as string));
-  const plan = planRecovery(pending, inState, await client.listAllClusters());
+  const plan = planRecovery(pending, inState, await client.listAllClusters(), new Set(values.adopt ?? []));
 
-  for (const i of plan.imports)
-    console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run: recording it`);
+  if (plan.unmatchedAdoptions.length > 0) {
+    console.error(
+      `cms-recover: --adopt ${plan.unmatchedAdoptions.join(", ")}: no pending Cluster create of this stack asked for that cluster's name ` +
+        "(or it does not exist, is being deleted, or the stack already holds it). Pending creates: " +
+        pending.map((p) => `${p.urn} ("${String(p.inputs.name ?? "")}")`).join(", ") +
+        ". Nothing was changed.",
+    );
+    return 2;
+  }
+  for (const i of plan.imports) {
+    const why = i.why === "seeded name" ? "it carries the stack's own auto-name" : "named with --adopt";
+    console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run (${why}): recording it`);
+  }
   for (const c of plan.clears)
     console.log(`cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`);
-  if (plan.ambiguous.length > 0) {
-    for (const a of plan.ambiguous) {
-      const ids = a.candidates.map((c) => `${c.id} (created ${c.created_at}, ${c.status})`).join(", ");
+  if (plan.undecided.length > 0) {
+    for (const u of plan.undecided) {
+      const why =
+        u.reason === "ambiguous"
+          ? "several clusters carry the stack's own auto-name for it (did a copy of the stack's state run too?)"
+          : "a cluster name proves nothing (another stack, a colleague or the console may have made it)";
+      const ids = u.candidates.map((c) => c.id);
       console.error(
-        `cms-recover: ${a.urn}: several clusters "${a.name}" could be the interrupted run's: ${ids}. To record the right one,\n` +
-          "  keep it with the `import` resource option (then remove the option) and run `pulumi refresh --clear-pending-creates`,\n" +
-          "and delete the others if they are not wanted. Nothing was changed.",
+        `cms-recover: ${u.urn}: the interrupted create of "${u.name}" may have made ${describeCandidates(u.candidates)}, but ${why}.\n` +
+          `  If one of them is this stack's, record it: cms-recover${values.stack ? ` --stack ${values.stack}` : ""} --adopt ${ids[0]}${ids.length > 1 ? ` (or ${ids.slice(1).join(", ")})` : ""}\n` +
+          "  If none is, drop the pending create: pulumi refresh --clear-pending-creates --yes. Nothing was changed.",
       );
     }
     return 2;

@@ -5,23 +5,26 @@
  * The engine writes a create into the state as a pending operation, with its checked inputs,
  * before it calls the provider; a run killed before the provider answered leaves it there, and
  * only `pulumi refresh --import-pending-creates URN ID` or `--clear-pending-creates` resolves it.
- * The pending inputs are the evidence:
- * - an auto-name derived from the URN (see `provider/naming.ts`) is this resource's alone: the
- *   cluster carrying it, not yet in the state and not being deleted, is the one (the rule the
- *   provider's own takeover follows, `provider/adoption.ts`);
- * - an explicit name is anybody's: only a cluster with that name and shape created after the
- *   create was checked (`__requestedAt`, with {@link CLOCK_TOLERANCE_MS} for clock skew), not in
- *   the state, counts. A cluster that existed before (console, another stack) never does.
- * Several candidates are never guessed between.
+ * The pending inputs are the evidence, judged by `shared/ownership.ts` as the provider's own
+ * takeover judges it:
+ * - an auto-name derived from the URN and the stack's seed (see `provider/naming.ts`) is this
+ *   resource's alone: the cluster carrying it, not yet in the state and not being deleted, is
+ *   the one;
+ * - any other name (explicit, or a 0.2.0 auto-name) proves nothing: the clusters with that name
+ *   and shape created after the create was checked (`__requestedAt`, with
+ *   {@link CLOCK_TOLERANCE_MS} for clock skew) are only candidates, recorded when a person names
+ *   one (`--adopt ID`);
+ * - with no candidate at all the create made nothing, and the pending create is dropped.
  */
-import { matchesRequest } from "../client/reconcile";
+import { judgeOwnership } from "../shared/ownership";
 import type { ApiCluster } from "../shared/wire-types";
+import { nameProofOf } from "../provider/adoption";
 import { toCreateRequest } from "../provider/mapping";
 import type { ClusterInputs } from "../provider/types";
 
 export { CLUSTER_TYPE } from "../resources/type-token";
 
-/** How far a cluster's `created_at` may precede the recorded check time and still count. */
+/** How far a cluster's `created_at` may precede the recorded check time and still be a candidate. */
 export const CLOCK_TOLERANCE_MS = 5_000;
 
 /** A pending create of a Cluster, as `pulumi stack export` shows it. */
@@ -32,47 +35,59 @@ export interface PendingCreate {
 
 /** What to do about the pending creates. */
 export interface RecoveryPlan {
-  /** Pending creates whose cluster was found: complete them with this id. */
-  imports: Array<{ urn: string; id: string; name: string }>;
-  /** Pending creates that created nothing (or whose cluster is in the state already): drop them. */
+  /** Pending creates whose cluster is known: complete them with this id. */
+  imports: Array<{ urn: string; id: string; name: string; why: "seeded name" | "named with --adopt" }>;
+  /** Pending creates that created nothing (no candidate at all): drop them. */
   clears: Array<{ urn: string; name: string }>;
-  /** Pending creates with several candidates: a person must choose. */
-  ambiguous: Array<{ urn: string; name: string; candidates: ApiCluster[] }>;
+  /** Pending creates with candidates that nothing proves: a person must choose (`--adopt ID`). */
+  undecided: Array<{ urn: string; name: string; candidates: ApiCluster[]; reason: "no-proof" | "ambiguous" }>;
+  /** `--adopt` ids that match no pending create: the run must stop, naming them. */
+  unmatchedAdoptions: string[];
 }
 
 /**
  * @param pending the Cluster pending creates
  * @param inState ids of the clusters the state holds
  * @param clusters every cluster visible to the token
+ * @param adopt ids a person named (`--adopt`): each is recorded for the pending create whose name
+ *   it carries
  */
 export function planRecovery(
   pending: readonly PendingCreate[],
   inState: ReadonlySet<string>,
   clusters: readonly ApiCluster[],
+  adopt: ReadonlySet<string> = new Set(),
   toleranceMs: number = CLOCK_TOLERANCE_MS,
 ): RecoveryPlan {
-  const plan: RecoveryPlan = { imports: [], clears: [], ambiguous: [] };
-  const taken = new Set<string>();
+  const plan: RecoveryPlan = { imports: [], clears: [], undecided: [], unmatchedAdoptions: [] };
+  const taken = new Set<string>(inState);
+  const adopted = new Set<string>();
   for (const op of pending) {
-    const name = String(op.inputs.name ?? "");
-    const candidates = clusters.filter((c) => !inState.has(c.id) && !taken.has(c.id) && isCandidate(c, op.inputs, toleranceMs));
-    if (candidates.length === 0) plan.clears.push({ urn: op.urn, name });
-    else if (candidates.length === 1) {
-      plan.imports.push({ urn: op.urn, id: candidates[0].id, name });
-      taken.add(candidates[0].id);
-    } else plan.ambiguous.push({ urn: op.urn, name, candidates });
+    const inputs = op.inputs as unknown as ClusterInputs;
+    const name = String(inputs.name ?? "");
+    const chosen = clusters.filter((c) => adopt.has(c.id) && c.name === name && !taken.has(c.id) && c.status !== "deleting");
+    if (chosen.length === 1) {
+      plan.imports.push({ urn: op.urn, id: chosen[0].id, name, why: "named with --adopt" });
+      taken.add(chosen[0].id);
+      adopted.add(chosen[0].id);
+      continue;
+    }
+    const requestedAt = typeof inputs.__requestedAt === "string" ? Date.parse(inputs.__requestedAt) : Number.NaN;
+    const ownership = judgeOwnership(clusters, {
+      name,
+      proof: nameProofOf(inputs),
+      request: toCreateRequest(inputs),
+      // Without a recorded time (an older release), every same-named cluster of its shape is a candidate.
+      notBefore: Number.isNaN(requestedAt) ? undefined : requestedAt,
+      toleranceMs,
+      exclude: taken,
+    });
+    if (ownership.verdict === "ours") {
+      plan.imports.push({ urn: op.urn, id: ownership.cluster.id, name, why: "seeded name" });
+      taken.add(ownership.cluster.id);
+    } else if (ownership.verdict === "none") plan.clears.push({ urn: op.urn, name });
+    else plan.undecided.push({ urn: op.urn, name, candidates: ownership.candidates, reason: ownership.reason });
   }
+  plan.unmatchedAdoptions = [...adopt].filter((id) => !adopted.has(id));
   return plan;
-}
-
-function isCandidate(c: ApiCluster, inputs: Record<string, unknown>, toleranceMs: number): boolean {
-  if (c.name !== inputs.name || c.status === "deleting") return false;
-  if (inputs.__autonamed === true) return true;
-  // An explicit name proves nothing: the cluster must have been made as requested, after this
-  // create began.
-  if (!matchesRequest(c, toCreateRequest(inputs as unknown as ClusterInputs))) return false;
-  const requestedAt = typeof inputs.__requestedAt === "string" ? Date.parse(inputs.__requestedAt) : Number.NaN;
-  const createdAt = Date.parse(c.created_at);
-  if (Number.isNaN(requestedAt) || Number.isNaN(createdAt)) return false;
-  return createdAt >= requestedAt - toleranceMs;
 }

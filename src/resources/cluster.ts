@@ -7,11 +7,13 @@
  * for progress lines and the auto-name) and the `import` option (`__import`, because the engine's
  * own import cannot load a dynamic provider; create adopts the cluster instead). A fourth,
  * `__inState`, tells check the name the state records (see `state-record.ts`); check consumes it.
+ * Auto-named clusters also carry the stack's auto-name seed, `__seed` (see `autoname-seed.ts`).
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeSize, Phase } from "../shared/wire-types";
 import { serializableProvider } from "../provider/serializable";
 import { timeoutStringsFrom } from "../provider/timeouts";
+import { autoNameSeedFor } from "./autoname-seed";
 import { stateRecordOf } from "./state-record";
 
 import { CLUSTER_MODULE, CLUSTER_TYPE, CLUSTER_TYPE_NAME } from "./type-token";
@@ -30,7 +32,9 @@ export interface ClusterConnectionArgs {
 export interface ClusterArgs {
   /**
    * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name plus
-   * a random suffix. Changing it replaces the cluster.
+   * a 7-character suffix derived from the resource's URN and a random seed kept in the stack's
+   * state (stable for the life of the resource; a replacement gets the next one). Changing it
+   * replaces the cluster.
    */
   name?: pulumi.Input<string>;
   /** Number of control planes: 1 or 3. Changing it replaces the cluster. */
@@ -157,6 +161,10 @@ export class Cluster extends pulumi.dynamic.Resource {
     props.__timeouts = timeoutStringsFrom(opts?.customTimeouts);
     props.__urn = pulumi.createUrn(name, CLUSTER_TYPE, opts?.parent);
     if (!reading) props.__inState = stateRecordOf(props.__urn as pulumi.Output<string>);
+    // Auto-named: the stack's seed makes the name this stack's alone (provider/naming.ts).
+    if (!reading && args?.name === undefined && importId === undefined) {
+      props.__seed = autoNameSeedFor(props.__urn as pulumi.Output<string>);
+    }
 
     super(serializableProvider, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
     // The engine stores it encrypted (additionalSecretOutputs); this also keeps the program's

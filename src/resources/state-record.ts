@@ -13,6 +13,7 @@
  * record is simply absent and the provider relies on what it sees itself.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { SEED_TYPE } from "./type-token";
 
 /** The part of a recorded Cluster the provider uses. */
 export interface StateRecord {
@@ -54,4 +55,9 @@ export function stateRecordOf(urn: pulumi.Input<string>): pulumi.Output<StateRec
       return undefined;
     }
   });
+}
+
+/** True when the state records the stack's auto-name seed (see `autoname-seed.ts`). */
+export function stackHasSeed(): Promise<boolean> {
+  return recordedOutputs().then((outputs) => Object.keys(outputs).some((urn) => urn.includes(`::${SEED_TYPE}::`)));
 }

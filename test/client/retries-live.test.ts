@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../src/emulator";
-import { ConflictError, NetworkError, RateLimitedError, ServerError } from "../../src/client";
+import { ConflictError, NetworkError, RateLimitedError, ServerError, UnprovenOwnershipError } from "../../src/client";
+import { Api } from "../support/emulator";
 import { SMALL, client, emulator, lossyProxy, rejection, waitForStatus, type LossyProxy } from "../support/client";
 
 let emu: RunningEmulator;
@@ -162,12 +163,12 @@ describe("creating a cluster never duplicates it", () => {
     expect(c.retries[0]!.reason).toMatch(/^no response/);
   });
 
-  it("no reply because the server is still working on it: keeps looking, finds it, never re-sends", async () => {
+  it("no reply because the server is still working on it: keeps looking, finds it (seeded name), never re-sends", async () => {
     // The emulator holds the POST for 1.5 s before creating the cluster; the client gives up on
     // the reply after 300 ms. A lookup right away finds nothing, yet the cluster is on its way.
     await emu.control.injectFault({ kind: "latency", latencyMs: 1_500, method: "POST", path: "/v1/clusters", count: 1 });
     const c = client(emu, { timeoutMs: 300, settleWindowMs: 5_000 });
-    const created = await c.createCluster({ name: "slow-server", ...SMALL });
+    const created = await c.createCluster({ name: "slow-server", ...SMALL }, { nameProof: "seeded" });
     const all = await emu.control.clusters();
     expect(all.map((x) => x.id)).toEqual([created.id]);
     expect(await count(CREATE)).toBe(1);
@@ -184,10 +185,10 @@ describe("creating a cluster never duplicates it", () => {
     expect(await count(CREATE)).toBe(2);
   });
 
-  it("processed but the reply was lost: finds the created cluster, does not re-send", async () => {
+  it("processed but the reply was lost, with a seeded name: finds the created cluster, does not re-send", async () => {
     proxy.loseReplyOf("POST /v1/clusters ");
     const c = client(emu, { endpoint: proxy.url });
-    const created = await c.createCluster({ name: "lost-reply", ...SMALL });
+    const created = await c.createCluster({ name: "lost-reply", ...SMALL }, { nameProof: "seeded" });
     expect(proxy.lost()).toBe(1);
     const all = await emu.control.clusters();
     expect(all.length).toBe(1);
@@ -197,17 +198,37 @@ describe("creating a cluster never duplicates it", () => {
     expect(await count(LIST)).toBe(1);
   });
 
-  it("processed but the reply was lost, with an older cluster of the same name: returns the new one", async () => {
-    const older = await client(emu).createCluster({ name: "twin", ...SMALL });
-    await new Promise((r) => setTimeout(r, 2500)); // clearly older on the server's clock
+  it("processed but the reply was lost, with a name that proves nothing: names the cluster, takes none, does not re-send", async () => {
     proxy.loseReplyOf("POST /v1/clusters ");
-    const created = await client(emu, { endpoint: proxy.url }).createCluster({ name: "twin", ...SMALL });
-    expect(proxy.lost()).toBe(1);
+    const e = await rejection(client(emu, { endpoint: proxy.url }).createCluster({ name: "lost-reply", ...SMALL }));
     const all = await emu.control.clusters();
-    expect(all.length).toBe(2);
-    expect(created.id).not.toBe(older.id);
-    expect(all.map((x) => x.id)).toContain(created.id);
-    expect(await count(CREATE)).toBe(2);
+    expect(all.length).toBe(1);
+    expect(e).toBeInstanceOf(UnprovenOwnershipError);
+    expect((e as unknown as UnprovenOwnershipError).candidates.map((c) => c.id)).toEqual([all[0]!.id]);
+    expect(e.message).toContain(`${all[0]!.id} ("lost-reply", created ${all[0]!.created_at}`);
+    expect(e.message).toMatch(/None was taken, and no cluster was created in its place/);
+    expect(await count(CREATE)).toBe(1);
+  });
+
+  it("a lost reply while another stack creates the same name: its cluster is named, never taken", async () => {
+    // Our POST is cut before the server processes it; 300 ms later another process creates a
+    // cluster with the same name and shape (not through this process, so nothing here claims it).
+    await emu.control.injectFault({ kind: "drop", method: "POST", path: "/v1/clusters", count: 1 });
+    const ours = rejection(client(emu, { settleWindowMs: 5_000 }).createCluster({ name: "shared-name", ...SMALL }));
+    await new Promise((r) => setTimeout(r, 300));
+    const theirs = await new Api(emu.url, emu.token).post("/v1/clusters", { name: "shared-name", ...SMALL });
+    expect(theirs.status).toBe(201);
+    const e = await ours;
+    expect(e).toBeInstanceOf(UnprovenOwnershipError);
+    expect((e as unknown as UnprovenOwnershipError).candidates.map((c) => c.id)).toEqual([theirs.body.id]);
+    expect((await emu.control.clusters()).map((x) => x.id)).toEqual([theirs.body.id]);
+  });
+
+  it("a lost reply with a seeded name and an older cluster of another name: re-sends, one cluster", async () => {
+    await client(emu).createCluster({ name: "other", ...SMALL });
+    await emu.control.injectFault({ kind: "drop", method: "POST", path: "/v1/clusters", count: 1 });
+    const created = await client(emu).createCluster({ name: "seeded-x", ...SMALL }, { nameProof: "seeded" });
+    expect((await emu.control.clusters()).filter((x) => x.name === "seeded-x").map((x) => x.id)).toEqual([created.id]);
   });
 
   it("does not mistake an older cluster with the same name for the lost one", async () => {

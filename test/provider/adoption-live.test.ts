@@ -1,6 +1,7 @@
 /**
  * Which existing cluster a create may take instead of POSTing, against the real emulator: the one
- * an interrupted run of the same resource left (derived auto-name), and never anybody else's.
+ * an interrupted run of the same resource left (auto-name derived from the URN and the stack's
+ * seed), and never anybody else's (a twin stack's, a console cluster, one a 0.2.0 name shares).
  * Also the `import` id that must not outlive the first create.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -25,11 +26,14 @@ let n = 0;
 /** A fresh URN per test, so names derived from it never meet across tests. */
 const urn = (stack = "dev") => `urn:pulumi:${stack}::proj::pulumi-nodejs:dynamic/cms:Cluster::web${++n}`;
 const SHAPE = { controlPlanes: 1, workers: 2, nodeSize: "small" };
+/** The stack's auto-name seed, as `resources/autoname-seed.ts` records it. */
+const SEED = "5eed5eed5eed5eed5eed5eed5eed5eed";
+const TWIN_SEED = "7a1e7a1e7a1e7a1e7a1e7a1e7a1e7a1e";
 
 /** What the engine hands create for an auto-named resource: check's output. */
 async function checked(u: string, olds: Record<string, unknown> = {}, over: Record<string, unknown> = {}) {
   const { inputs: checkedInputs, failures } = await clusterProvider.check(olds, {
-    ...inputs({ ...SHAPE, __urn: u }),
+    ...inputs({ ...SHAPE, __urn: u, __seed: SEED }),
     name: undefined,
     ...over,
   });
@@ -51,7 +55,7 @@ describe("auto-names", () => {
     const a = await checked(u);
     const b = await checked(u);
     expect(a.name).toBe(b.name);
-    expect(a.name).toBe(derivedAutoName(u, 0));
+    expect(a.name).toBe(derivedAutoName(u, 0, SEED));
     expect(a.__autonamed).toBe(true);
   });
 
@@ -68,7 +72,7 @@ describe("auto-names", () => {
     const again = await checked(u, first);
     expect(again.name).toBe(first.name);
     const replacement = await checked(u);
-    expect(replacement.name).toBe(derivedAutoName(u, 1));
+    expect(replacement.name).toBe(derivedAutoName(u, 1, SEED));
     expect(replacement.name).not.toBe(first.name);
   });
 });
@@ -76,9 +80,9 @@ describe("auto-names", () => {
 describe("`up --replace` (check without olds, but the program read the state's name)", () => {
   it("takes the next generation and never keeps the record in the inputs", async () => {
     const u = urn();
-    const recordedName = derivedAutoName(u, 0);
+    const recordedName = derivedAutoName(u, 0, SEED);
     const replacing = await checked(u, {}, { __inState: { name: recordedName } });
-    expect(replacing.name).toBe(derivedAutoName(u, 1));
+    expect(replacing.name).toBe(derivedAutoName(u, 1, SEED));
     expect(replacing).not.toHaveProperty("__inState");
   });
 });
@@ -94,6 +98,34 @@ describe("a cluster left by an interrupted run", () => {
     expect(res.outs).toMatchObject({ name: news.name, status: "running", kubeconfig: expect.any(String) });
     expect(await posts()).toBe(0);
     expect((await emu.control.clusters()).map((c) => c.id)).toEqual([leftover]);
+  });
+
+  it("is never a twin stack's (same project, stack and resource names, another backend): its seed names it differently", async () => {
+    const u = urn();
+    const twins = await checked(u, {}, { __seed: TWIN_SEED });
+    const theirs = await clusterProvider.create(twins);
+    const ours = await checked(u);
+    expect(ours.name).not.toBe(twins.name);
+    await emu.control.resetRequestCounts();
+    const res = await clusterProvider.create(ours);
+    expect(res.id).not.toBe(theirs.id);
+    expect(await posts()).toBe(1);
+    expect((await emu.control.clusters()).map((c) => c.id).sort()).toEqual([theirs.id, res.id].sort());
+  });
+
+  it("is not taken on a 0.2.0 auto-name (URN alone, which a twin computes too): the create fails naming it, creates nothing", async () => {
+    const u = urn();
+    const legacy = await checked(u, {}, { __seed: undefined });
+    expect(legacy.name).toBe(derivedAutoName(u, 0));
+    const twinsCluster = await existing(String(legacy.name));
+    await emu.control.resetRequestCounts();
+    const err = await rejection(clusterProvider.create(legacy));
+    expect(err.message).toContain(`cannot create cluster "${legacy.name}"`);
+    expect(err.message).toContain(twinsCluster);
+    expect(err.message).toContain("`import` resource option");
+    expect(err.message).toContain("another `name`");
+    expect(await posts()).toBe(0);
+    expect((await emu.control.clusters()).map((c) => c.id)).toEqual([twinsCluster]);
   });
 
   it("is not taken when the name is explicit, even with the same name and shape (a console cluster)", async () => {

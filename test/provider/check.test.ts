@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { checkCluster, endpointProblem } from "../../src/provider/check";
+import { derivedAutoName } from "../../src/provider/naming";
 import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { UNKNOWN } from "../../src/provider/unknown";
 
@@ -76,6 +77,33 @@ describe("check", () => {
       expect(r.inputs.name).toMatch(/^prod-[a-z0-9]{7}$/);
       expect(r.inputs.__autonamed).toBe(true);
       expect(r.failures).toEqual([]);
+    });
+
+    it("mixes in the stack's seed: twin stacks with the same URN get different names", () => {
+      const a = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: "a".repeat(32) }).inputs.name;
+      const b = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: "b".repeat(32) }).inputs.name;
+      expect(a).toMatch(/^prod-[a-z0-9]{7}$/);
+      expect(a).not.toBe(b);
+      expect(a).toBe(derivedAutoName(URN, 0, "a".repeat(32)));
+    });
+
+    it("an unknown seed (a brand-new stack's preview) leaves the name unknown", () => {
+      const r = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: UNKNOWN });
+      expect(r.inputs.name).toBe(UNKNOWN);
+      expect(r.inputs.__autonamed).toBe(true);
+      expect(r.failures).toEqual([]);
+    });
+
+    it("a damaged seed fails, naming it", () => {
+      const r = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: "not-a-seed" });
+      expect(r.failures).toEqual([{ property: "name", reason: expect.stringContaining("__seed") }]);
+    });
+
+    it("keeps a 0.2.0 auto-name (no seed) when the stack has a seed now: no rename", () => {
+      const legacy = checkCluster({}, { ...valid, name: undefined, __urn: URN }).inputs;
+      expect(legacy.name).toBe(derivedAutoName(URN, 0));
+      const later = checkCluster(legacy, { ...valid, name: undefined, __urn: URN, __seed: "c".repeat(32) }).inputs;
+      expect(later.name).toBe(legacy.name);
     });
 
     it("keeps the previous auto-name, so previews and updates are stable", () => {

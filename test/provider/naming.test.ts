@@ -3,6 +3,7 @@ import {
   autoName,
   autoNameGeneration,
   derivedAutoName,
+  isSeededAutoName,
   nextAutoNameGeneration,
   nameProblem,
   NAME_PATTERN,
@@ -79,6 +80,30 @@ describe("derived auto-names", () => {
     expect(nextAutoNameGeneration(urn, derivedAutoName(urn, 0))).toBe(1);
     expect(nextAutoNameGeneration(urn, derivedAutoName(urn, 4))).toBe(5);
     expect(nextAutoNameGeneration(urn, "prod-x1y2z3q")).toBe(0);
+  });
+});
+
+describe("seeded auto-names", () => {
+  const urn = "urn:pulumi:dev::shop::pulumi-nodejs:dynamic/cms:Cluster::prod";
+  const seed = "0123456789abcdef0123456789abcdef";
+
+  it("differ from the seedless (0.2.0) name and between seeds, same URN", () => {
+    const names = new Set([derivedAutoName(urn), derivedAutoName(urn, 0, seed), derivedAutoName(urn, 0, "f".repeat(32))]);
+    expect(names.size).toBe(3);
+    expect(derivedAutoName(urn, 0, seed)).toMatch(/^prod-[a-z0-9]{7}$/);
+  });
+
+  it("are the proof: recognised only with the seed that derived them", () => {
+    expect(isSeededAutoName(urn, derivedAutoName(urn, 3, seed), seed)).toBe(true);
+    expect(isSeededAutoName(urn, derivedAutoName(urn, 3), seed)).toBe(false);
+    expect(isSeededAutoName(urn, derivedAutoName(urn, 3, seed), "f".repeat(32))).toBe(false);
+    expect(isSeededAutoName(urn, derivedAutoName(urn, 3, seed), undefined)).toBe(false);
+    expect(isSeededAutoName(urn.replace(":dev::", ":qa::"), derivedAutoName(urn, 3, seed), seed)).toBe(false);
+  });
+
+  it("a replacement takes the next generation, of a seeded or of a 0.2.0 name", () => {
+    expect(nextAutoNameGeneration(urn, derivedAutoName(urn, 2, seed), seed)).toBe(3);
+    expect(nextAutoNameGeneration(urn, derivedAutoName(urn, 2), seed)).toBe(3);
   });
 });
 

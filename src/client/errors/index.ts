@@ -7,4 +7,5 @@ export { ConflictError } from "./conflict-error";
 export { RateLimitedError } from "./rate-limited-error";
 export { ServerError } from "./server-error";
 export { NetworkError, type NetworkErrorInit } from "./network-error";
+export { UnprovenOwnershipError } from "./unproven-ownership-error";
 export { isNotFound, isConflict, isApiError, isTransient, statusOf } from "./predicates";

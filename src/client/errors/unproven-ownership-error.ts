@@ -1,0 +1,28 @@
+import { describeCandidates } from "../../shared/ownership";
+import type { ApiCluster } from "../../shared/wire-types";
+
+/**
+ * Clusters exist that may be the one a create made, but nothing proves which (or whether any) is
+ * (see `shared/ownership.ts`), so none was taken and nothing was created in its place. The
+ * message names the candidates; the caller says how to choose.
+ */
+export class UnprovenOwnershipError extends Error {
+  override readonly name = "UnprovenOwnershipError";
+
+  /**
+   * @param clusterName the name the create asked for
+   * @param candidates the clusters that could be the create's
+   * @param situation what happened, as the start of the message (e.g. "the reply to the create was lost")
+   */
+  constructor(
+    readonly clusterName: string,
+    readonly candidates: readonly ApiCluster[],
+    situation: string,
+  ) {
+    const count = candidates.length === 1 ? "1 cluster carries" : `${candidates.length} clusters carry`;
+    super(
+      `${situation}: ${count} the name "${clusterName}" and could be the one it made, but nothing proves it ` +
+        `(another stack may have made it): ${describeCandidates(candidates)}. None was taken, and no cluster was created in its place.`,
+    );
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The stack's auto-name seed: 128 random bits drawn once per stack and kept in its state, which
+ * every new auto-name mixes in (see `provider/naming.ts`). Twin stacks (the same project, stack
+ * and resource names in two backends) draw different seeds, so they never compute each other's
+ * names, and a cluster carrying a name derived from this stack's seed is this stack's.
+ *
+ * It is a resource of its own, registered before any auto-named Cluster that needs it: the engine
+ * records it in the state before the first cluster create begins (the clusters wait for its
+ * value), so a run killed later leaves a state from which the next run computes the same names.
+ * A brand-new stack's first preview does not know it yet (its auto-names show as computed); every
+ * later preview shows the names `up` creates.
+ *
+ * Stacks whose auto-named clusters were all created by release 0.2.0 (names from the URN alone)
+ * get no seed until a cluster needs a new name, so upgrading changes nothing in them.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
+import { CLUSTER_MODULE } from "./type-token";
+import { stackHasSeed, stateRecordOf } from "./state-record";
+
+/**
+ * The provider the engine runs for the seed. Self-contained on purpose: the serialized text is
+ * all that stacks keep, so it loads nothing from this package and no release can break it.
+ */
+const seedProvider: pulumi.dynamic.ResourceProvider = {
+  async create() {
+    const value: string = require("node:crypto").randomBytes(16).toString("hex");
+    return { id: value, outs: { value } };
+  },
+  async diff() {
+    return { changes: false };
+  },
+  async read(id: string, props?: Record<string, unknown>) {
+    return { id, props };
+  },
+  async delete() {},
+};
+
+/** The seed resource. One per stack, registered by {@link autoNameSeedFor}. */
+class AutoNameSeed extends pulumi.dynamic.Resource {
+  /** 32 lowercase hex digits. */
+  declare public readonly value: pulumi.Output<string>;
+
+  constructor() {
+    super(seedProvider, SEED_RESOURCE_NAME, { value: undefined }, {}, CLUSTER_MODULE, SEED_TYPE_NAME);
+  }
+}
+
+/** This program run's seed resource (a program runs one stack). */
+let seed: AutoNameSeed | undefined;
+
+/**
+ * The seed for the auto-named Cluster `urn`: the stack's, registering it on first use. A cluster
+ * the state records (it keeps its name) in a stack that has no seed yet gets none, so a stack made
+ * by release 0.2.0 gets no new resource on upgrade.
+ */
+export function autoNameSeedFor(urn: pulumi.Output<string>): pulumi.Output<string | undefined> {
+  return pulumi.all([stateRecordOf(urn), stackHasSeed()]).apply(([record, hasSeed]): pulumi.Output<string | undefined> => {
+    if (record && !hasSeed) return pulumi.output(undefined);
+    seed ??= new AutoNameSeed();
+    return seed.value;
+  });
+}
