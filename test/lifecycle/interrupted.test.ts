@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { derivedAutoName } from "../../src/provider/naming";
+import { seededName } from "../support/autoname";
 import path from "node:path";
 import {
   alive,
@@ -56,6 +56,9 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
 
   const urnOf = (p: PulumiProject) => `urn:pulumi:${p.stack}::${p.name}::${CLUSTER_TYPE}::${RESOURCE}`;
   const byName = async (name: string) => (await emu.clusters()).filter((c) => c.name === name);
+  /** Clusters the service did not hold at the time of `known` (the stack's first cluster's name is not known before its seed is). */
+  const newSince = async (known: Set<string>) => (await emu.clusters()).filter((c) => !known.has(c.id));
+  const ids = async () => new Set((await emu.clusters()).map((c) => c.id));
 
   /**
    * Run `args` and SIGKILL the CLI with every process under it once `reached()` holds (polled on
@@ -83,11 +86,27 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     return result;
   }
 
-  /** The recovery recipe's extra step for explicit names: `cms-recover` (the package's bin). */
-  async function recover(p: PulumiProject) {
-    const r = await execFile(process.execPath, [path.join(REPO_ROOT, "dist", "recover", "cli.js")], { cwd: p.dir, env: p.cliEnv() });
-    expect(r.code, r.output).toBe(0);
+  /** The recovery recipe's `cms-recover` (the package's bin), expected to exit with `code`. */
+  async function recover(p: PulumiProject, args: string[] = [], code = 0) {
+    const r = await execFile(process.execPath, [path.join(REPO_ROOT, "dist", "recover", "cli.js"), ...args], {
+      cwd: p.dir,
+      env: p.cliEnv(),
+    });
+    expect(r.code, r.output).toBe(code);
     return r;
+  }
+
+  /**
+   * An explicit name proves nothing: `cms-recover` changes nothing, exits 2 and names the
+   * candidate with the command to record it; a person (here: the test, which knows) runs it.
+   */
+  async function recoverExplicit(p: PulumiProject, ours: string, others: string[] = []) {
+    const undecided = await recover(p, [], 2);
+    expect(undecided.output).toContain(ours);
+    expect(undecided.output).toContain(`--adopt ${ours}`);
+    for (const id of others) expect(undecided.output).not.toContain(id);
+    expect((await pendingOperations(p)).length).toBe(1);
+    return recover(p, ["--adopt", ours]);
   }
 
   const pendingOperations = async (p: PulumiProject) => (await p.exportStack()).state.deployment.pending_operations ?? [];
@@ -116,17 +135,20 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(a) create of an auto-named cluster, killed while it provisions: the next up takes it over",
     async () => {
       const p = await project();
-      const name = derivedAutoName(urnOf(p));
-      // The preview names the cluster that up creates.
-      const preview = await p.preview([]);
-      expect(preview.output).toContain(name);
+      const known = await ids();
       await killWhen(
         p,
         ["up", "--yes", "--skip-preview"],
-        async () => (await byName(name)).some((c) => c.status === "provisioning"),
+        async () => (await newSince(known)).some((c) => c.status === "provisioning"),
         "provisioning",
       );
-      const [orphan] = await byName(name);
+      // The seed was recorded before the create began: the orphan carries the stack's own name,
+      // which every preview from now on shows.
+      const name = await seededName(p);
+      const [orphan] = await newSince(known);
+      expect(orphan.name).toBe(name);
+      await p.run(["cancel", "--yes"], { allowFailure: true });
+      expect((await p.preview([])).output).toContain(name);
       const next = await nextRun(p, ["up", "--yes", "--skip-preview"]);
       expect(next.output).toMatch(/taken over/);
       const owned = await assertClean(p);
@@ -139,11 +161,11 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(f) killed just after the POST was sent, before its reply: the cluster made after the kill is taken over",
     async () => {
       const p = await project();
-      const name = derivedAutoName(urnOf(p));
       await emu.control.injectFault({ kind: "latency", latencyMs: 1_500, method: "POST", path: "/v1/clusters", count: 1 });
       const posts = async () => (await emu.control.requestCounts())["POST /v1/clusters"] ?? 0;
       const before = await posts();
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await posts()) > before, "POST sent");
+      const name = await seededName(p);
       // The service finishes the request it received although nobody waits for the answer.
       await eventually(async () => (await byName(name)).length === 1, { timeoutMs: 10_000, what: "the late create" });
       await nextRun(p, ["up", "--yes", "--skip-preview"]);
@@ -154,7 +176,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
   );
 
   it(
-    "(b) explicit name, a same-named same-shaped console cluster exists: cms-recover records ours, never the console's",
+    "(b) explicit name, a same-named same-shaped console cluster exists: cms-recover names only ours and records it with --adopt",
     async () => {
       const p = await project({ name: "pinned-b" });
       const console = (await emu.api("POST", "/v1/clusters", { name: "pinned-b", control_planes: 1, workers: 2, node_size: "small" })).body
@@ -163,7 +185,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName("pinned-b")).length === 2, "our POST");
       const ours = (await byName("pinned-b")).find((c) => c.id !== console)!;
       await p.run(["cancel", "--yes"], { allowFailure: true });
-      const rec = await recover(p);
+      const rec = await recoverExplicit(p, ours.id, [console]);
       expect(rec.output).toContain(`cluster ${ours.id}`);
       await nextRun(p, ["up", "--yes", "--skip-preview"]);
       expect(await assertClean(p, [console])).toEqual([ours.id]);
@@ -179,16 +201,16 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(a') auto-named, recovered with cms-recover before the next up: no pending operation at all",
     async () => {
       const p = await project();
-      const name = derivedAutoName(urnOf(p));
+      const known = await ids();
       await killWhen(
         p,
         ["up", "--yes", "--skip-preview"],
-        async () => (await byName(name)).some((c) => c.status === "provisioning"),
+        async () => (await newSince(known)).some((c) => c.status === "provisioning"),
         "provisioning",
       );
-      const [orphan] = await byName(name);
+      const [orphan] = await byName(await seededName(p));
       await p.run(["cancel", "--yes"], { allowFailure: true });
-      await recover(p);
+      expect((await recover(p)).output).toContain(`cluster ${orphan.id}`);
       expect(await pendingOperations(p)).toEqual([]);
       await nextRun(p, ["up", "--yes", "--skip-preview"]);
       expect(await pendingOperations(p)).toEqual([]);
@@ -226,7 +248,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       await p.up();
       const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
       await p.setConfig("controlPlanes", 3);
-      const fresh = derivedAutoName(urnOf(p), 1);
+      const fresh = await seededName(p, 1);
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(fresh)).length > 0, "replacement created");
       const [replacement] = await byName(fresh);
       await nextRun(p, ["up", "--yes", "--skip-preview"]);
@@ -238,7 +260,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
   );
 
   it(
-    "(d) delete-before-replace (explicit name), killed after the new cluster was created: cms-recover records it",
+    "(d) delete-before-replace (explicit name), killed after the new cluster was created: cms-recover names it, --adopt records it",
     async () => {
       const p = await project({ name: "pinned-d", controlPlanes: 1 });
       await p.up();
@@ -248,7 +270,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await fresh()).length > 0, "replacement created");
       const [replacement] = await fresh();
       await p.run(["cancel", "--yes"], { allowFailure: true });
-      expect((await recover(p)).output).toContain(`cluster ${replacement.id}`);
+      expect((await recoverExplicit(p, replacement.id)).output).toContain(`cluster ${replacement.id}`);
       await nextRun(p, ["up", "--yes", "--skip-preview"]);
       expect(await assertClean(p)).toEqual([replacement.id]);
       expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
@@ -279,10 +301,10 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "6. only the CLI's process group killed: the provider host it left behind exits within 60 s",
     async () => {
       const p = await project();
-      const name = derivedAutoName(urnOf(p));
+      const known = await ids();
       let pid: number | undefined;
       const run = p.run(["up", "--yes", "--skip-preview"], { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
-      await eventually(async () => (await byName(name)).some((c) => c.status === "provisioning"), {
+      await eventually(async () => (await newSince(known)).some((c) => c.status === "provisioning"), {
         timeoutMs: 120_000,
         intervalMs: 25,
         what: "provisioning",
