@@ -25,6 +25,7 @@ import {
   type LifecycleEmulator,
   type PulumiProject,
 } from "../lifecycle/harness.mjs";
+import { SEED_TYPE } from "../../src/resources/type-token";
 
 const STEP_TIMEOUT = 8 * 60_000;
 /** The specifier every release writes into state (CHANGELOG.md, "Versioning policy"). */
@@ -90,8 +91,9 @@ describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stack
     fs.rmSync(work, { recursive: true, force: true });
   }, STEP_TIMEOUT);
 
-  it("CHANGELOG.md lists at least release 0.1.0 with its commit", () => {
+  it("CHANGELOG.md lists at least releases 0.1.0 and 0.2.0 with their commits", () => {
     expect(releases()).toContainEqual({ version: "0.1.0", commit: "55b775b" });
+    expect(releases()).toContainEqual({ version: "0.2.0", commit: "33b99be" });
   });
 
   for (const { version, commit } of releases()) {
@@ -122,6 +124,9 @@ describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stack
         await a.up();
         const [after] = await a.clusterResources();
         expect(after.id).toBe(resA.id);
+        // No rename, and no new resource: the auto-name seed is for clusters that need a new name.
+        expect(after.outputs.name).toBe(resA.outputs.name);
+        expect((await a.exportStack()).resources.map((r) => r.type)).not.toContain(SEED_TYPE);
         expect((await emu.clusters()).find((c) => c.id === resA.id)).toMatchObject({ workers: 3, status: "running" });
         await a.destroy();
 
