@@ -59,5 +59,8 @@ export function stateRecordOf(urn: pulumi.Input<string>): pulumi.Output<StateRec
 
 /** True when the state records the stack's auto-name seed (see `autoname-seed.ts`). */
 export function stackHasSeed(): Promise<boolean> {
-  return recordedOutputs().then((outputs) => Object.keys(outputs).some((urn) => urn.includes(`::${SEED_TYPE}::`)));
+  return Promise.resolve()
+    .then(recordedOutputs)
+    .then((outputs) => Object.keys(outputs).some((urn) => urn.includes(`::${SEED_TYPE}::`)))
+    .catch(() => false);
 }

@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Cluster, CLUSTER_TYPE } from "../../src/resources";
+import { SEED_TYPE } from "../../src/resources/type-token";
 import { outputValue } from "../support/outputs";
 
 interface Registered {
@@ -21,6 +22,7 @@ beforeAll(async () => {
     {
       newResource: (args) => {
         registered.push({ type: args.type, name: args.name, inputs: args.inputs, id: args.id });
+        if (args.type === SEED_TYPE) return { id: SEED, state: { value: SEED } };
         const id = args.id || "cls_00000000000000aa";
         const plain = Object.fromEntries(Object.entries(args.inputs).filter(([k]) => !k.startsWith("__") && k !== "connection"));
         return { id, state: { ...plain, status: "running", kubeconfig: "apiVersion: v1\n" } };
@@ -35,6 +37,9 @@ beforeAll(async () => {
 beforeEach(() => {
   registered.length = 0;
 });
+const SEED = "5eed5eed5eed5eed5eed5eed5eed5eed";
+/** The Clusters registered (the stack's auto-name seed is registered too, before the first auto-named one). */
+const clusters = () => registered.filter((r) => r.type === CLUSTER_TYPE);
 
 const registration = async (c: Cluster) => {
   await outputValue(c.urn);
@@ -45,7 +50,7 @@ describe("Cluster", () => {
   it("registers its inputs with the hidden URN and the type token", async () => {
     const c = new Cluster("prod", { controlPlanes: 3, workers: 2, nodeSize: "large", phase: "onpremise", infraId: "dc-1" });
     await registration(c);
-    const [r] = registered;
+    const [r] = clusters();
     expect(r.type).toBe(CLUSTER_TYPE);
     expect(r.type).toBe("pulumi-nodejs:dynamic/cms:Cluster");
     expect(r.inputs).toMatchObject({ controlPlanes: 3, workers: 2, nodeSize: "large", phase: "onpremise", infraId: "dc-1" });
@@ -55,11 +60,25 @@ describe("Cluster", () => {
     expect(typeof r.inputs.__provider).toBe("string");
   });
 
+  it("an auto-named Cluster carries the stack's seed, registered once per program; a named one carries none", async () => {
+    const a = new Cluster("auto-a", { controlPlanes: 1, workers: 1, nodeSize: "small" });
+    const b = new Cluster("auto-b", { controlPlanes: 1, workers: 1, nodeSize: "small" });
+    const named = new Cluster("named", { name: "mine", controlPlanes: 1, workers: 1, nodeSize: "small" });
+    await Promise.all([a, b, named].map(registration));
+    const seeds = registered.filter((r) => r.type === SEED_TYPE);
+    // Once per program run: an earlier test of this file may have registered it already.
+    expect(seeds.length).toBeLessThanOrEqual(1);
+    const byName = Object.fromEntries(clusters().map((r) => [r.name, r.inputs]));
+    expect(byName["auto-a"].__seed).toBe(SEED);
+    expect(byName["auto-b"].__seed).toBe(SEED);
+    expect(byName.named).not.toHaveProperty("__seed");
+  });
+
   it("computes the URN under a parent component", async () => {
     const parent = new pulumi.ComponentResource("my:infra:Platform", "platform");
     const c = new Cluster("child", { controlPlanes: 1, workers: 1, nodeSize: "small" }, { parent });
     await registration(c);
-    const child = registered.find((r) => r.name === "child")!;
+    const child = clusters().find((r) => r.name === "child")!;
     expect(child.inputs.__urn).toBe("urn:pulumi:dev::proj::my:infra:Platform$pulumi-nodejs:dynamic/cms:Cluster::child");
     expect(child.inputs.__urn).toBe(await outputValue(c.urn));
   });
@@ -71,7 +90,7 @@ describe("Cluster", () => {
       { customTimeouts: { create: "45m", delete: "5m" } },
     );
     await registration(c);
-    expect(registered[0].inputs.__timeouts).toEqual({ create: "45m", delete: "5m" });
+    expect(clusters()[0].inputs.__timeouts).toEqual({ create: "45m", delete: "5m" });
   });
 
   it("makes an explicit token a secret and keeps it out of the serialized provider", async () => {
@@ -83,7 +102,7 @@ describe("Cluster", () => {
       connection: { endpoint: "http://127.0.0.1:8787", token },
     });
     await registration(c);
-    const { connection, __provider } = registered[0].inputs;
+    const { connection, __provider } = clusters()[0].inputs;
     // The SDK hoists the token's secretness to the whole connection object: all of it is encrypted.
     expect(rpc.isRpcSecret(connection)).toBe(true);
     expect(rpc.unwrapRpcSecret(connection)).toEqual({ endpoint: "http://127.0.0.1:8787", token });
