@@ -7,4 +7,5 @@ export { ConflictError } from "./conflict-error";
 export { RateLimitedError } from "./rate-limited-error";
 export { ServerError } from "./server-error";
 export { NetworkError, type NetworkErrorInit } from "./network-error";
+export { DeadlineError, type DeadlineErrorInit } from "./deadline-error";
 export { isNotFound, isConflict, isApiError, isTransient, statusOf } from "./predicates";
