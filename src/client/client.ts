@@ -172,7 +172,9 @@ export class CmsClient {
       }
       if (total === undefined || seen.size === total) return [...seen.values()];
       if (pass === LISTING_PASSES) {
-        throw listingError(`the pages held ${seen.size} different clusters where \`total\` says ${total}, in ${LISTING_PASSES} listings in a row`);
+        throw listingError(
+          `the pages held ${seen.size} different clusters where \`total\` says ${total}, in ${LISTING_PASSES} listings in a row`,
+        );
       }
     }
   }

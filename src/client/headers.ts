@@ -103,7 +103,10 @@ function resetInMs(n: number, now: number): number {
  * A header as messages quote it: `Retry-After: 1000000000 s` (delta-seconds get their unit),
  * `X-RateLimit-Reset: 9999999999`; undefined when the response did not carry it.
  */
-export function quoteHeader(headers: HeaderBag | undefined, name: "Retry-After" | "X-RateLimit-Reset" | "X-RateLimit-Remaining"): string | undefined {
+export function quoteHeader(
+  headers: HeaderBag | undefined,
+  name: "Retry-After" | "X-RateLimit-Reset" | "X-RateLimit-Remaining",
+): string | undefined {
   const raw = headers?.[name.toLowerCase()]?.trim();
   if (raw === undefined) return undefined;
   return name === "Retry-After" && parseNumber(raw) !== undefined ? `${name}: ${raw} s` : `${name}: ${raw}`;
