@@ -101,7 +101,9 @@ function resetInMs(n: number, now: number): number {
 
 /**
  * A header as messages quote it: `Retry-After: 1000000000 s` (delta-seconds get their unit),
- * `X-RateLimit-Reset: 9999999999`; undefined when the response did not carry it.
+ * `X-RateLimit-Reset: 9999999999`; undefined when the response did not carry it, or carried
+ * something that is neither a number nor (for `Retry-After`) a date: text from the server goes
+ * into a message only when it is a value we read.
  */
 export function quoteHeader(
   headers: HeaderBag | undefined,
@@ -109,7 +111,8 @@ export function quoteHeader(
 ): string | undefined {
   const raw = headers?.[name.toLowerCase()]?.trim();
   if (raw === undefined) return undefined;
-  return name === "Retry-After" && parseNumber(raw) !== undefined ? `${name}: ${raw} s` : `${name}: ${raw}`;
+  if (parseNumber(raw) !== undefined) return name === "Retry-After" ? `${name}: ${raw} s` : `${name}: ${raw}`;
+  return name === "Retry-After" && parseRetryAfter(raw) !== undefined ? `${name}: ${raw}` : undefined;
 }
 
 /** The `Date` header as epoch ms, or undefined. Used to cancel client/server clock skew. */
