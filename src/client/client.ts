@@ -7,16 +7,19 @@
  * 2. `withRetry`: p-retry drives attempts; `decideRetry` (pure) says whether and how long to
  *    wait; lost-reply recovery (`verify`, `afterUnknownOutcome`) keeps non-idempotent or
  *    state-changing calls from doing things twice.
- * 3. One method per endpoint.
+ * 3. One method per endpoint. Each call has one deadline (a {@link Budget}: the operation's
+ *    `deadlineMs`, else `callTimeoutMs` from the call's start) that every wait inside it, down to
+ *    the limiter's, is measured against.
  */
 import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
-import { ApiError, NetworkError, UnprovenOwnershipError, isApiError, isNotFound, isConflict } from "./errors";
-import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, toHeaderBag, type HeaderBag } from "./headers";
+import { ApiError, DeadlineError, NetworkError, UnprovenOwnershipError, isApiError, isNotFound, isConflict } from "./errors";
+import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { omitUndefined } from "../shared/omit-undefined";
-import { clusterPages } from "./pagination";
+import { formatDuration } from "../provider/durations";
+import { clusterPages, listingError, totalOf } from "./pagination";
 import { redact } from "./redact";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { claimClusterId, claimedClusterIds } from "./reconcile";
@@ -60,6 +63,22 @@ interface Exchange {
   body: string;
 }
 
+/** The deadline of one call: no wait inside it runs past `at` (the client's clock). */
+interface Budget {
+  at: number;
+  /** What the deadline is, for messages: `create timeout`. */
+  name: string;
+}
+
+/** What the deadline of a call is called when the client was given no `deadlineMs`. */
+const CALL_TIMEOUT_NAME = "client's call timeout (callTimeoutMs)";
+
+/**
+ * Passes over the listing when its pages and `total` disagree: clusters created or deleted between
+ * two pages can do that once; a service that does it every time is answering inconsistently.
+ */
+const LISTING_PASSES = 3;
+
 /** A value produced by a recovery hook (wrapped so `void` results are distinguishable). */
 interface Recovered<T> {
   value: T;
@@ -84,12 +103,15 @@ export class CmsClient {
   readonly #limiter: RateLimiter | undefined;
   /** Server clock minus local clock, from the latest `Date` header. */
   #serverOffsetMs = 0;
+  /** When the client was made: `deadlineMs` counts from here. */
+  readonly #createdAt: number;
 
   constructor(options: ClientOptions) {
     const { token, ...rest } = resolveClientOptions(options);
     this.#token = token;
     this.#options = rest;
     this.endpoint = rest.endpoint;
+    this.#createdAt = rest.clock.now();
     this.#limiter = rest.limiter instanceof RateLimiter ? rest.limiter : rest.limiter ? sharedLimiter(rest.endpoint, token) : undefined;
     this.#http = axios.create({
       baseURL: `${rest.endpoint}/v1`,
@@ -100,6 +122,9 @@ export class CmsClient {
       transformResponse: [(data: unknown) => data],
       // A redirect would replay the bearer token to wherever it points.
       maxRedirects: 0,
+      // A body is read into memory whole: a runaway one must fail, not take the process down.
+      maxContentLength: rest.maxResponseBytes,
+      maxBodyLength: rest.maxResponseBytes,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
     });
   }
@@ -120,23 +145,49 @@ export class CmsClient {
   // ---------------------------------------------------------------------------------- clusters
 
   /** `GET /v1/clusters`: one page of clusters. */
-  async listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}): Promise<ApiClusterList> {
-    const res = await this.#request({
-      method: "GET",
-      path: "/clusters",
-      query: { page: query.page, per_page: query.perPage, status: query.status },
-    });
+  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}): Promise<ApiClusterList> {
+    return this.#listPage(query, this.#budget());
+  }
+
+  async #listPage(query: { page?: number; perPage?: number; status?: ClusterStatus }, budget: Budget): Promise<ApiClusterList> {
+    const res = await this.#request(
+      {
+        method: "GET",
+        path: "/clusters",
+        query: { page: query.page, per_page: query.perPage, status: query.status },
+      },
+      budget,
+    );
     const list = this.#json<ApiClusterList>(res, "GET", "/clusters");
     if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", "/clusters", "a cluster list");
     return list;
   }
 
-  /** Every cluster (optionally of one status), walking all pages (`clusterPages`). */
-  async listAllClusters(query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
-    const seen = new Map<string, ApiCluster>();
-    // Clusters created or deleted while we page can shift items across pages: key by id.
-    for await (const list of clusterPages(this, query)) for (const c of list.items) seen.set(c.id, c);
-    return [...seen.values()];
+  /**
+   * Every cluster (optionally of one status), walking all pages (`clusterPages`), within one
+   * deadline. Complete or an error: pages that contradict each other or `total` fail the listing.
+   */
+  listAllClusters(query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
+    return this.#listAll(query, this.#budget());
+  }
+
+  async #listAll(query: { status?: ClusterStatus }, budget: Budget): Promise<ApiCluster[]> {
+    const lister = { listClusters: (q: { page?: number; perPage?: number; status?: ClusterStatus }) => this.#listPage(q, budget) };
+    for (let pass = 1; ; pass++) {
+      const seen = new Map<string, ApiCluster>();
+      let total: number | undefined;
+      // Clusters created or deleted while we page can shift items across pages: key by id.
+      for await (const list of clusterPages(lister, query)) {
+        for (const c of list.items) seen.set(c.id, c);
+        total = totalOf(list);
+      }
+      if (total === undefined || seen.size === total) return [...seen.values()];
+      if (pass === LISTING_PASSES) {
+        throw listingError(
+          `the pages held ${seen.size} different clusters where \`total\` says ${total}, in ${LISTING_PASSES} listings in a row`,
+        );
+      }
+    }
   }
 
   /**
@@ -153,17 +204,20 @@ export class CmsClient {
    * A 429 or 503 (refused before processing) is simply re-sent after the requested wait.
    */
   async createCluster(body: CreateClusterRequest, options: CreateOptions = {}): Promise<ApiClusterSummary> {
-    const startedLocal = this.#options.clock.now();
+    const clock = this.#options.clock;
+    const startedLocal = clock.now();
+    const budget = this.#budget();
     const res = await this.#withRetry<Exchange | ApiCluster>(
       "POST",
       "/clusters",
-      () => this.#exchange({ method: "POST", path: "/clusters", body }),
+      () => this.#exchange({ method: "POST", path: "/clusters", body }, budget),
       {
         verify: async (error) => {
           // A status reply means the server is done with the request; silence means it may not be.
-          const settleUntil = this.#options.clock.now() + (error instanceof NetworkError ? this.#options.settleWindowMs : 0);
+          const settleMs = error instanceof NetworkError ? this.#options.settleWindowMs : 0;
+          const settleUntil = clock.now() + settleMs;
           for (;;) {
-            const all = await this.listAllClusters();
+            const all = await this.#listAll({}, budget);
             // Compute the start on the server's clock only now: the list's Date headers have just
             // refreshed our estimate of the skew.
             const ownership = judgeOwnership(all, {
@@ -181,12 +235,25 @@ export class CmsClient {
                 `the reply to the create of cluster "${body.name}" was lost`,
               );
             }
-            const left = settleUntil - this.#options.clock.now();
-            if (left <= 0) return undefined;
-            await this.#options.clock.sleep(Math.min(left, 1_000));
+            const now = clock.now();
+            if (now >= settleUntil) return undefined;
+            if (now >= budget.at) {
+              // Sending it again now could make a second cluster beside one still being created.
+              throw new DeadlineError({
+                method: "POST",
+                path: "/v1/clusters",
+                wait: `the wait of up to ${formatDuration(settleMs)} (settleWindowMs) for the cluster it may have created to show up`,
+                waitMs: settleUntil - now,
+                remainingMs: budget.at - now,
+                deadline: budget.name,
+                lastError: asError(error),
+              });
+            }
+            await clock.sleep(Math.min(settleUntil - now, budget.at - now, 1_000));
           }
         },
       },
+      budget,
     );
     const created = isExchange(res) ? this.#json<ApiClusterSummary>(res, "POST", "/clusters") : res;
     if (created && typeof created.id === "string") claimClusterId(created.id);
@@ -194,9 +261,13 @@ export class CmsClient {
   }
 
   /** `GET /v1/clusters/{id}`: the full cluster. */
-  async getCluster(id: string): Promise<ApiCluster> {
+  getCluster(id: string): Promise<ApiCluster> {
+    return this.#getCluster(id, this.#budget());
+  }
+
+  async #getCluster(id: string, budget: Budget): Promise<ApiCluster> {
     const path = `/clusters/${seg(id)}`;
-    return this.#json<ApiCluster>(await this.#request({ method: "GET", path }), "GET", path);
+    return this.#json<ApiCluster>(await this.#request({ method: "GET", path }, budget), "GET", path);
   }
 
   /**
@@ -207,18 +278,25 @@ export class CmsClient {
    */
   async updateCluster(id: string, patch: UpdateClusterRequest): Promise<ApiCluster> {
     const path = `/clusters/${seg(id)}`;
-    const res = await this.#withRetry<Exchange | ApiCluster>("PATCH", path, () => this.#exchange({ method: "PATCH", path, body: patch }), {
-      afterUnknownOutcome: async (error) => {
-        if (!isConflict(error)) return undefined;
-        const current = await this.getCluster(id);
-        const applied =
-          (patch.workers === undefined || current.workers === patch.workers) &&
-          (patch.node_size === undefined || current.node_size === patch.node_size);
-        return applied ? { value: current } : undefined;
+    const budget = this.#budget();
+    const res = await this.#withRetry<Exchange | ApiCluster>(
+      "PATCH",
+      path,
+      () => this.#exchange({ method: "PATCH", path, body: patch }, budget),
+      {
+        afterUnknownOutcome: async (error) => {
+          if (!isConflict(error)) return undefined;
+          const current = await this.#getCluster(id, budget);
+          const applied =
+            (patch.workers === undefined || current.workers === patch.workers) &&
+            (patch.node_size === undefined || current.node_size === patch.node_size);
+          return applied ? { value: current } : undefined;
+        },
       },
-    });
+      budget,
+    );
     if (!isExchange(res)) return res;
-    if (res.body.trim() === "") return this.getCluster(id);
+    if (res.body.trim() === "") return this.#getCluster(id, budget);
     return this.#json<ApiCluster>(res, "PATCH", path);
   }
 
@@ -228,18 +306,26 @@ export class CmsClient {
    */
   async deleteCluster(id: string): Promise<void> {
     const path = `/clusters/${seg(id)}`;
-    await this.#withRetry<Exchange | undefined>("DELETE", path, () => this.#exchange({ method: "DELETE", path }), {
-      afterUnknownOutcome: async (error) => (isNotFound(error) ? { value: undefined } : undefined),
-    });
+    const budget = this.#budget();
+    await this.#withRetry<Exchange | undefined>(
+      "DELETE",
+      path,
+      () => this.#exchange({ method: "DELETE", path }, budget),
+      { afterUnknownOutcome: async (error) => (isNotFound(error) ? { value: undefined } : undefined) },
+      budget,
+    );
   }
 
   /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent (never parsed). */
   async getKubeconfig(id: string): Promise<string> {
-    const res = await this.#request({
-      method: "GET",
-      path: `/clusters/${seg(id)}/kubeconfig`,
-      accept: "text/yaml, application/yaml, text/plain, */*",
-    });
+    const res = await this.#request(
+      {
+        method: "GET",
+        path: `/clusters/${seg(id)}/kubeconfig`,
+        accept: "text/yaml, application/yaml, text/plain, */*",
+      },
+      this.#budget(),
+    );
     return res.body;
   }
 
@@ -248,7 +334,7 @@ export class CmsClient {
   /** `GET /v1/clusters/{id}/nodes`: all nodes of a cluster. */
   async listNodes(clusterId: string): Promise<ApiNodeList> {
     const path = `/clusters/${seg(clusterId)}/nodes`;
-    const list = this.#json<ApiNodeList>(await this.#request({ method: "GET", path }), "GET", path);
+    const list = this.#json<ApiNodeList>(await this.#request({ method: "GET", path }, this.#budget()), "GET", path);
     if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", path, "a node list");
     return list;
   }
@@ -256,14 +342,21 @@ export class CmsClient {
   /** `GET /v1/clusters/{id}/nodes/{node_id}`: one node. */
   async getNode(clusterId: string, nodeId: string): Promise<ApiNode> {
     const path = `/clusters/${seg(clusterId)}/nodes/${seg(nodeId)}`;
-    return this.#json<ApiNode>(await this.#request({ method: "GET", path }), "GET", path);
+    return this.#json<ApiNode>(await this.#request({ method: "GET", path }, this.#budget()), "GET", path);
   }
 
   // ---------------------------------------------------------------------------------- plumbing
 
+  /** The deadline of a call starting now: the operation's, else `callTimeoutMs` from now. */
+  #budget(): Budget {
+    const o = this.#options;
+    if (o.deadlineMs !== undefined) return { at: this.#createdAt + o.deadlineMs, name: o.deadlineName };
+    return { at: o.clock.now() + o.callTimeoutMs, name: CALL_TIMEOUT_NAME };
+  }
+
   /** An idempotent request with the standard retry policy. */
-  #request(spec: RequestSpec): Promise<Exchange> {
-    return this.#withRetry<Exchange>(spec.method, spec.path, () => this.#exchange(spec), {});
+  #request(spec: RequestSpec, budget: Budget): Promise<Exchange> {
+    return this.#withRetry<Exchange>(spec.method, spec.path, () => this.#exchange(spec, budget), {}, budget);
   }
 
   /**
@@ -273,9 +366,10 @@ export class CmsClient {
    * while this service says how long to wait in each response (Retry-After, the rate-limit reset).
    * p-retry's readme does the same for a custom delay: wait inside `onFailedAttempt` (so in 9.0,
    * the current, ESM-only line; 4.x is its CommonJS line). The wait is slept on the client's
-   * clock, so tests run it in virtual time.
+   * clock, so tests run it in virtual time. A wait that would pass the call's deadline is not
+   * begun: the call fails at once with a {@link DeadlineError} naming what asked for it.
    */
-  async #withRetry<T>(method: string, path: string, attempt: () => Promise<T>, hooks: RetryHooks<T>): Promise<T> {
+  async #withRetry<T>(method: string, path: string, attempt: () => Promise<T>, hooks: RetryHooks<T>, budget: Budget): Promise<T> {
     const fullPath = `/v1${path}`;
     // What earlier attempts of this call showed, read by the next one:
     // a POST whose outcome is unknown is looked up (`verify`) before it is re-sent,
@@ -332,6 +426,31 @@ export class CmsClient {
             lastError = error;
           }
           if (outcomeUnknown(input)) sawUnknownOutcome = true;
+          const remainingMs = budget.at - this.#options.clock.now();
+          const server = decision.server;
+          if (server && server.askedMs > remainingMs) {
+            // The service will not take the request before the deadline: waiting only delays the failure.
+            throw new DeadlineError({
+              method,
+              path: fullPath,
+              wait: server.header,
+              waitMs: server.askedMs,
+              remainingMs,
+              deadline: budget.name,
+              lastError: error,
+            });
+          }
+          if (decision.delayMs > remainingMs) {
+            throw new DeadlineError({
+              method,
+              path: fullPath,
+              wait: `the back-off of ${formatDuration(decision.delayMs)} before attempt ${input.attempt + 1}`,
+              waitMs: decision.delayMs,
+              remainingMs,
+              deadline: budget.name,
+              lastError: error,
+            });
+          }
           try {
             this.#options.onRetry?.({
               attempt: input.attempt,
@@ -354,17 +473,24 @@ export class CmsClient {
   }
 
   /** One HTTP exchange through the limiter. Resolves only for 2xx; throws our typed errors. */
-  async #exchange(spec: RequestSpec): Promise<Exchange> {
+  async #exchange(spec: RequestSpec, budget: Budget): Promise<Exchange> {
     const fullPath = `/v1${spec.path}`;
-    const ticket = this.#limiter ? await this.#limiter.acquire() : undefined;
+    const ticket = this.#limiter
+      ? await this.#limiter.acquire({
+          remainingMs: budget.at - this.#options.clock.now(),
+          deadline: budget.name,
+          method: spec.method,
+          path: fullPath,
+        })
+      : undefined;
     // axios' own timeout is a socket-idle timer: a server that trickles bytes never trips it.
-    // This deadline bounds the whole exchange.
-    const deadline = new AbortController();
-    const timer = this.#options.timeoutMs > 0 ? setTimeout(() => deadline.abort(), this.#options.timeoutMs) : undefined;
+    // This timer bounds the whole exchange.
+    const expiry = new AbortController();
+    const timer = this.#options.timeoutMs > 0 ? setTimeout(() => expiry.abort(), this.#options.timeoutMs) : undefined;
     let response: AxiosResponse<string>;
     try {
       response = await this.#http.request<string>({
-        signal: deadline.signal,
+        signal: expiry.signal,
         method: spec.method,
         url: spec.path,
         params: spec.query && omitUndefined(spec.query),
@@ -379,28 +505,38 @@ export class CmsClient {
     } catch (error) {
       if (ticket) this.#limiter?.complete(undefined);
       // The axios error holds config.headers.Authorization: keep only its code and message text.
-      const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-      const byDeadline = deadline.signal.aborted;
-      const code = byDeadline
+      const e = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; address?: unknown } };
+      const expired = expiry.signal.aborted;
+      const message = typeof e.message === "string" ? e.message : undefined;
+      // axios reports a body over maxContentLength as a generic ERR_BAD_RESPONSE: name it.
+      const tooLarge = !expired && /maxContentLength/.test(message ?? "");
+      const code = expired
         ? "ETIMEDOUT"
-        : typeof e.code === "string"
-          ? e.code
-          : typeof e.cause?.code === "string"
-            ? e.cause.code
-            : undefined;
-      throw networkErrorFrom({
+        : tooLarge
+          ? "ERR_RESPONSE_TOO_LARGE"
+          : typeof e.code === "string"
+            ? e.code
+            : typeof e.cause?.code === "string"
+              ? e.cause.code
+              : undefined;
+      const address = typeof e.cause?.address === "string" ? e.cause.address : undefined;
+      const loopback = isLoopback(new URL(this.endpoint).hostname) || (address !== undefined && isLoopback(address));
+      const failure = networkErrorFrom({
         method: spec.method,
         path: fullPath,
         code,
-        detail: byDeadline
+        detail: expired
           ? `no complete response within ${this.#options.timeoutMs} ms`
-          : typeof e.message === "string"
-            ? e.message
-            : undefined,
+          : tooLarge
+            ? `the body passed the limit of ${this.#options.maxResponseBytes} bytes, the client option maxResponseBytes`
+            : message,
         timedOut: code === "ETIMEDOUT" || code === "ECONNABORTED",
         origin: new URL(this.endpoint).origin,
+        loopback,
         secrets: [this.#token],
       });
+      if (loopback) ON_THIS_MACHINE.add(failure);
+      throw failure;
     } finally {
       if (timer) clearTimeout(timer);
     }
@@ -414,6 +550,7 @@ export class CmsClient {
 
     if (ticket) {
       const info = parseRateLimitHeaders(headers, receivedAt);
+      info.source = [quoteHeader(headers, "X-RateLimit-Remaining"), quoteHeader(headers, "X-RateLimit-Reset")].filter(Boolean).join(", ");
       if (response.status === 429) {
         // A refusal says the window is spent even when the headers are missing.
         if (info.remaining === undefined) info.remaining = 0;
@@ -422,6 +559,7 @@ export class CmsClient {
         if (asked?.source === "Retry-After") {
           info.resetInMs = asked.delayMs;
           info.exact = true;
+          info.source = `${asked.header} (a 429)`;
         } else if (info.resetInMs === undefined) info.resetInMs = asked?.delayMs;
       }
       this.#limiter?.complete(info, receivedAt);
@@ -477,8 +615,19 @@ function retryAfterOf(status: number, headers: HeaderBag): number | undefined {
   return parseRetryAfter(headers["retry-after"]);
 }
 
+// Network errors of requests to this machine (a loopback host or address), for the retry decision.
+const ON_THIS_MACHINE = new WeakSet<object>();
+
+/** True for a host name or address on this machine: `localhost`, 127.0.0.0/8, `::1`. */
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 function retryInputOf(error: unknown, method: string, attempt: number): RetryInput | undefined {
-  if (error instanceof NetworkError) return { method, networkError: true, networkCode: error.code, attempt };
+  if (error instanceof NetworkError) {
+    return { method, networkError: true, networkCode: error.code, attempt, loopback: ON_THIS_MACHINE.has(error) };
+  }
   if (error instanceof ApiError) {
     return { method, status: error.status, code: error.code, attempt, headers: RESPONSE_HEADERS.get(error) };
   }
@@ -506,7 +655,7 @@ function asError(e: unknown): Error {
  */
 function finalError(error: unknown, method: string, path: string, token: string): Error {
   if (error instanceof UnprovenOwnershipError) return error;
-  if (error instanceof ApiError || error instanceof NetworkError) {
+  if (error instanceof ApiError || error instanceof NetworkError || error instanceof DeadlineError) {
     const e = error as unknown as Record<string, unknown>;
     delete e.attemptNumber;
     delete e.retriesLeft;

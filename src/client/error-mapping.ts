@@ -203,6 +203,8 @@ export interface NoResponse {
   timedOut?: boolean;
   /** Origin of the endpoint, for "is it reachable?" advice (no credentials, no path). */
   origin?: string;
+  /** True when the endpoint is on this machine (a loopback host or address). */
+  loopback?: boolean;
   secrets?: readonly string[];
 }
 
@@ -211,8 +213,22 @@ export function networkErrorFrom(n: NoResponse): NetworkError {
   const method = n.method.toUpperCase();
   const code = n.timedOut ? "ETIMEDOUT" : n.code || "ENETWORK";
   const detail = n.detail ? redact(n.detail, n.secrets) : undefined;
-  const where = n.origin ? ` Check that the endpoint ${n.origin} is reachable.` : "";
-  const what = n.timedOut ? "timed out without a response" : "got no response";
+  const where = n.origin ? ` ${advice(code, n.origin, n.loopback === true)}` : "";
+  const what = n.timedOut
+    ? "timed out without a response"
+    : code === "ERR_RESPONSE_TOO_LARGE"
+      ? "answered with a body too large to read"
+      : "got no response";
   const message = `CMS API ${method} ${n.path} ${what} (${code}${detail && detail !== code ? `: ${detail}` : ""}).${where}`;
   return new NetworkError({ method, path: n.path, code, message: redact(message, n.secrets), timedOut: n.timedOut });
+}
+
+/** What to check, for a request to `origin` that failed with `code`. */
+function advice(code: string, origin: string, loopback: boolean): string {
+  if (code === "ECONNREFUSED" && loopback) {
+    return `Nothing accepts connections at ${origin} on this machine: start the service (or the emulator) there, or correct the endpoint's port.`;
+  }
+  if (code === "ENOTFOUND") return `The host name of the endpoint ${origin} does not resolve: check its spelling.`;
+  if (code === "ERR_RESPONSE_TOO_LARGE") return `Check that the endpoint ${origin} is a Cluster Management Service.`;
+  return `Check that the endpoint ${origin} is reachable.`;
 }

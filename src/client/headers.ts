@@ -18,6 +18,12 @@ const EPOCH_SECONDS_THRESHOLD = 1e9;
  * "milliseconds until reset" routinely is (0..60000).
  */
 const DELTA_MS_THRESHOLD = 3600;
+/**
+ * Furthest ahead a rate-limit window can plausibly end: the plans are per minute. A reset further
+ * away (the year 2286, a unit misread) describes no window of this service: it is treated as
+ * unknown, never waited for.
+ */
+export const MAX_RESET_AHEAD_MS = 60 * 60_000;
 
 function parseNumber(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -66,7 +72,8 @@ export function detectResetUnit(n: number): ResetUnit {
 
 /**
  * Milliseconds until the rate-limit window resets, from an `X-RateLimit-Reset` value in any of
- * the units real services use (see {@link detectResetUnit}). A reset in the past gives 0.
+ * the units real services use (see {@link detectResetUnit}). A reset in the past gives 0; one more
+ * than {@link MAX_RESET_AHEAD_MS} ahead, a negative one or a non-number gives undefined (unknown).
  *
  * @param value the raw header value
  * @param now the current time in epoch ms on the SERVER's clock when known (pass the response's
@@ -75,6 +82,11 @@ export function detectResetUnit(n: number): ResetUnit {
 export function parseRateLimitReset(value: string | undefined, now: number = Date.now()): number | undefined {
   const n = parseNumber(value);
   if (n === undefined || n < 0) return undefined;
+  const ms = resetInMs(n, now);
+  return ms > MAX_RESET_AHEAD_MS ? undefined : ms;
+}
+
+function resetInMs(n: number, now: number): number {
   switch (detectResetUnit(n)) {
     case "epoch-ms":
       return Math.max(0, Math.ceil(n - now));
@@ -85,6 +97,22 @@ export function parseRateLimitReset(value: string | undefined, now: number = Dat
     case "delta-seconds":
       return Math.ceil(n * 1000);
   }
+}
+
+/**
+ * A header as messages quote it: `Retry-After: 1000000000 s` (delta-seconds get their unit),
+ * `X-RateLimit-Reset: 9999999999`; undefined when the response did not carry it, or carried
+ * something that is neither a number nor (for `Retry-After`) a date: text from the server goes
+ * into a message only when it is a value we read.
+ */
+export function quoteHeader(
+  headers: HeaderBag | undefined,
+  name: "Retry-After" | "X-RateLimit-Reset" | "X-RateLimit-Remaining",
+): string | undefined {
+  const raw = headers?.[name.toLowerCase()]?.trim();
+  if (raw === undefined) return undefined;
+  if (parseNumber(raw) !== undefined) return name === "Retry-After" ? `${name}: ${raw} s` : `${name}: ${raw}`;
+  return name === "Retry-After" && parseRetryAfter(raw) !== undefined ? `${name}: ${raw}` : undefined;
 }
 
 /** The `Date` header as epoch ms, or undefined. Used to cancel client/server clock skew. */
@@ -107,6 +135,8 @@ export interface RateLimitInfo {
    * exactly; false or absent for a reset time read from a clock printed to the second.
    */
   exact?: boolean;
+  /** The headers `resetInMs` came from, as messages quote them (`X-RateLimit-Reset: 1893499260`). */
+  source?: string;
 }
 
 /**

@@ -53,6 +53,7 @@ export {
   DEFAULT_LIMITER_OPTIONS,
   type LimiterOptions,
   type LimiterState,
+  type LimiterBudget,
   type LimiterTicket,
   type PacingOptions,
 } from "./limiter";

@@ -6,7 +6,9 @@
  * by every client, so many resources of one stack draw from one budget.
  */
 import { createHash } from "node:crypto";
-import type { RateLimitInfo } from "./headers";
+import { MAX_RESET_AHEAD_MS, type RateLimitInfo } from "./headers";
+import { DeadlineError } from "./errors/deadline-error";
+import { formatDuration } from "../provider/durations";
 import { systemClock, type Clock } from "../shared/clock";
 import { omitUndefined } from "../shared/omit-undefined";
 import { processSingleton } from "../shared/process-singleton";
@@ -21,6 +23,8 @@ export interface LimiterState {
   resetAt?: number;
   /** True when `resetAt` came from `Retry-After`: waited exactly, without the safety margin. */
   resetExact?: boolean;
+  /** The headers `resetAt` came from, as messages quote them. */
+  resetSource?: string;
   /** When the last request was let through. */
   lastSentAt?: number;
   /** Requests let through whose response has not arrived. */
@@ -39,7 +43,10 @@ export interface PacingOptions {
    * resolution and the server's window may end a little after the value it printed.
    */
   safetyMarginMs: number;
-  /** Cap on any single wait, guarding against a misread reset header. */
+  /**
+   * Cap on the total hold of one request (every wait of one `acquire`), guarding against a
+   * misread reset header: past it the request goes out and the service's answer decides.
+   */
   maxWaitMs: number;
 }
 
@@ -83,6 +90,18 @@ export function computePacingDelay(state: LimiterState, now: number, options: Pa
   return Math.min(Math.max(0, Math.ceil(state.lastSentAt + interval - now)), o.maxWaitMs);
 }
 
+/** The deadline of the request asking to go out: no hold runs past it. */
+export interface LimiterBudget {
+  /** Time left before the deadline, ms. */
+  remainingMs: number;
+  /** What the deadline is, for messages: `create timeout`. */
+  deadline: string;
+  /** The request, for messages. */
+  method: string;
+  /** Its path, including `/v1`. */
+  path: string;
+}
+
 /** Handle for one let-through request; give it back via {@link RateLimiter.complete}. */
 export interface LimiterTicket {
   /** When the request was let through (local epoch ms). */
@@ -91,12 +110,16 @@ export interface LimiterTicket {
   readonly waitedMs: number;
 }
 
-/** Paces requests of one endpoint + token. See the module comment. */
+/**
+ * Paces requests of one endpoint + token. See the module comment.
+ *
+ * Shared by every client of the process, so no caller waits for another: each `acquire` holds
+ * only its own request, at most `maxWaitMs` in all and never past its own deadline. Taking a
+ * slot (the check and the count) is synchronous, so concurrent callers see each other's counts.
+ */
 export class RateLimiter {
   private readonly options: LimiterOptions;
   private readonly state: LimiterState = { inFlight: 0 };
-  // Acquisitions are serialised so concurrent callers see each other's decrements.
-  private queue: Promise<void> = Promise.resolve();
   /** Acquirers holding until the next response (see `acquire`). */
   private responseWaiters: Array<() => void> = [];
   /** Whether any response has arrived (with or without rate-limit headers). */
@@ -111,10 +134,10 @@ export class RateLimiter {
     return { ...this.state };
   }
 
-  /** Resolves at the next `complete` call, or after {@link FIRST_RESPONSE_WAIT_MS} (real time). */
-  private nextResponse(): Promise<void> {
+  /** Resolves at the next `complete` call, or after `maxMs` (real time). */
+  private nextResponse(maxMs: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FIRST_RESPONSE_WAIT_MS);
+      const timer = setTimeout(resolve, Math.max(0, maxMs));
       timer.unref?.();
       this.responseWaiters.push(() => {
         clearTimeout(timer);
@@ -123,47 +146,68 @@ export class RateLimiter {
     });
   }
 
-  /** Wait until a request may be sent, then count it against the window. */
-  async acquire(): Promise<LimiterTicket> {
-    const previous = this.queue;
-    let release!: () => void;
-    this.queue = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    try {
-      const started = this.options.clock.now();
-      // Re-check after every sleep: responses arriving meanwhile may have changed the picture.
-      for (let i = 0; i < 1000; i++) {
-        if (!this.answered && this.state.remaining === undefined && this.state.inFlight > 0) {
-          // Nothing known about the window yet, and a request is out: hold the others until its
-          // response says how much is left. A new process (each `pulumi up` starts one) may be
-          // joining a window an earlier one has nearly spent; a burst would then meet 429s.
-          await this.nextResponse();
-          continue;
-        }
-        const delay = computePacingDelay(this.state, this.options.clock.now(), this.options);
-        if (delay <= 0) break;
-        await this.options.clock.sleep(delay);
+  /**
+   * Wait until a request may be sent, then count it against the window.
+   *
+   * @param budget the request's deadline: a hold that would pass it throws {@link DeadlineError}
+   *   at once, naming the headers that asked for it
+   */
+  async acquire(budget?: LimiterBudget): Promise<LimiterTicket> {
+    const clock = this.options.clock;
+    const started = clock.now();
+    const deadlineAt = budget ? started + budget.remainingMs : Number.POSITIVE_INFINITY;
+    // Holds for a first response run on real timers, which an injected clock does not see.
+    let heldForResponse = 0;
+    // Re-check after every wait: responses arriving meanwhile may have changed the picture.
+    for (;;) {
+      const now = clock.now();
+      const capLeft = this.options.maxWaitMs - (now - started);
+      if (capLeft <= 0) break;
+      if (!this.answered && this.state.remaining === undefined && this.state.inFlight > 0) {
+        // Nothing known about the window yet, and a request is out: hold the others until its
+        // response says how much is left. A new process (each `pulumi up` starts one) may be
+        // joining a window an earlier one has nearly spent; a burst would then meet 429s.
+        const hold = Math.min(FIRST_RESPONSE_WAIT_MS, capLeft, this.options.maxWaitMs - heldForResponse, deadlineAt - now);
+        if (hold <= 0) break;
+        heldForResponse += hold;
+        await this.nextResponse(hold);
+        continue;
       }
-      const now = this.options.clock.now();
-      const s = this.state;
-      if (s.resetAt !== undefined && now >= s.resetAt + this.options.safetyMarginMs) {
-        // The window we knew about is over; assume a fresh one until a response says otherwise.
-        s.resetAt = undefined;
-        s.remaining = s.limit;
+      const delay = Math.min(computePacingDelay(this.state, now, this.options), capLeft);
+      if (delay <= 0) break;
+      if (budget && now + delay > deadlineAt) {
+        const s = this.state;
+        const why = [s.remaining !== undefined && s.remaining <= 0 ? "the window is spent" : "pacing", s.resetSource].filter(Boolean);
+        throw new DeadlineError({
+          method: budget.method,
+          path: budget.path,
+          wait: `the rate limiter's hold of ${formatDuration(delay)} (${why.join(", ")})`,
+          waitMs: delay,
+          remainingMs: deadlineAt - now,
+          deadline: budget.deadline,
+        });
       }
-      if (s.remaining !== undefined) s.remaining -= 1;
-      s.lastSentAt = now;
-      s.inFlight += 1;
-      return { sentAt: now, waitedMs: now - started };
-    } finally {
-      release();
+      await clock.sleep(delay);
     }
+    const now = clock.now();
+    const s = this.state;
+    if (s.resetAt !== undefined && now >= s.resetAt + this.options.safetyMarginMs) {
+      // The window we knew about is over; assume a fresh one until a response says otherwise.
+      s.resetAt = undefined;
+      s.resetSource = undefined;
+      s.remaining = s.limit;
+    }
+    if (s.remaining !== undefined) s.remaining -= 1;
+    s.lastSentAt = now;
+    s.inFlight += 1;
+    return { sentAt: now, waitedMs: now - started };
   }
 
   /**
    * Record the outcome of a request let through by {@link acquire}.
    *
-   * @param info rate-limit headers of its response; omit when no response arrived
+   * @param info rate-limit headers of its response; omit when no response arrived. A reset more
+   *   than {@link MAX_RESET_AHEAD_MS} ahead describes no window of a per-minute plan: it is ignored.
    * @param receivedAt local time the response arrived
    */
   complete(info?: RateLimitInfo, receivedAt: number = this.options.clock.now()): void {
@@ -176,7 +220,8 @@ export class RateLimiter {
     if (!info) return;
     this.answered = true;
     if (info.limit !== undefined) s.limit = info.limit;
-    const resetAt = info.resetInMs !== undefined ? receivedAt + info.resetInMs : s.resetAt;
+    const plausible = info.resetInMs !== undefined && info.resetInMs <= MAX_RESET_AHEAD_MS;
+    const resetAt = plausible ? receivedAt + (info.resetInMs as number) : s.resetAt;
     if (info.remaining !== undefined) {
       // Requests still in flight may or may not be in the server's count: assume not, which can
       // only make us slower, never push us over.
@@ -186,7 +231,10 @@ export class RateLimiter {
       s.remaining = sameWindow && s.remaining !== undefined ? Math.min(s.remaining, estimate) : estimate;
     }
     if (resetAt !== undefined) s.resetAt = resetAt;
-    if (info.resetInMs !== undefined) s.resetExact = info.exact === true;
+    if (plausible) {
+      s.resetExact = info.exact === true;
+      s.resetSource = info.source;
+    }
   }
 }
 

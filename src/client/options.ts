@@ -28,6 +28,26 @@ export interface ClientOptions {
   token: string;
   /** Timeout of each HTTP request (not of the whole call with retries). Default 30 000. */
   timeoutMs?: number;
+  /**
+   * The deadline of the operation this client serves, in ms from the client's creation (a
+   * resource's `customTimeouts`, a function's timeout). No wait of any call (the rate limiter's
+   * hold, a `Retry-After`, a back-off, the wait for a lost create to show up) runs past it: a wait
+   * that would fails at once, naming what asked for it. Default: none; each call then has
+   * `callTimeoutMs`.
+   */
+  deadlineMs?: number;
+  /** What {@link ClientOptions.deadlineMs} is called in messages, e.g. `create timeout`. Default `client deadline (deadlineMs)`. */
+  deadlineName?: string;
+  /**
+   * Without `deadlineMs`, the longest one call (a method, all its retries and waits, every page of
+   * a listing) may wait, from its start. Default 600 000 (10 minutes).
+   */
+  callTimeoutMs?: number;
+  /**
+   * Largest response body read, in bytes; a bigger one fails naming this limit instead of being
+   * buffered whole. Default 16 777 216 (16 MiB; a page of 100 clusters is about 100 KiB).
+   */
+  maxResponseBytes?: number;
   /** Retries of a retryable failure. Default 8. */
   retries?: number;
   /**
@@ -63,6 +83,11 @@ export interface ResolvedClientOptions {
   endpoint: string;
   token: string;
   timeoutMs: number;
+  /** See {@link ClientOptions.deadlineMs}; absent when not set. */
+  deadlineMs?: number;
+  deadlineName: string;
+  callTimeoutMs: number;
+  maxResponseBytes: number;
   retries: number;
   settleWindowMs: number;
   minRetryDelayMs: number;
@@ -77,6 +102,9 @@ export interface ResolvedClientOptions {
 /** Defaults merged under the caller's options. */
 export const DEFAULT_CLIENT_OPTIONS = {
   timeoutMs: 30_000,
+  deadlineName: "client deadline (deadlineMs)",
+  callTimeoutMs: 600_000,
+  maxResponseBytes: 16 * 1024 * 1024,
   retries: 8,
   settleWindowMs: 30_000,
   minRetryDelayMs: 500,
@@ -135,6 +163,10 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     endpoint: normalizeEndpoint(options.endpoint),
     token,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs, DEFAULT_CLIENT_OPTIONS.timeoutMs),
+    deadlineMs: options.deadlineMs === undefined ? undefined : nonNegative("deadlineMs", options.deadlineMs, 0),
+    deadlineName: options.deadlineName || DEFAULT_CLIENT_OPTIONS.deadlineName,
+    callTimeoutMs: nonNegative("callTimeoutMs", options.callTimeoutMs, DEFAULT_CLIENT_OPTIONS.callTimeoutMs),
+    maxResponseBytes: nonNegative("maxResponseBytes", options.maxResponseBytes, DEFAULT_CLIENT_OPTIONS.maxResponseBytes),
     retries: Math.floor(nonNegative("retries", options.retries, DEFAULT_CLIENT_OPTIONS.retries)),
     settleWindowMs: nonNegative("settleWindowMs", options.settleWindowMs, DEFAULT_CLIENT_OPTIONS.settleWindowMs),
     minRetryDelayMs,

@@ -1,8 +1,18 @@
 /**
- * Walking `GET /v1/clusters` page by page. The spec does not show whether a page always carries
- * `total` and `per_page`, so every rule here copes without them: a page shorter than asked for,
- * or an empty one, is the last.
+ * Walking `GET /v1/clusters` page by page. The spec shows neither whether a page always carries
+ * `total` and `per_page` nor the largest `per_page` (a service may clamp it without saying so),
+ * and a partial list would read as "these are all the clusters" (a duplicate create, a wrong
+ * "nothing to recover"). So a listing is complete or fails:
+ * - the page size is the one the service reports (`per_page`), else the one its first page shows
+ *   it used (fewer or more items than asked while `total` says there are more), else the one asked;
+ * - with `total`, every page must hold what `total` and that size leave for it, and the page that
+ *   reaches `total` is the last;
+ * - without `total`, a page shorter than the size, or an empty one, is the last; when the service
+ *   reports no size either, a short first page may be a clamped one, so the second is asked for;
+ * - a page that repeats the previous one (the service ignores `page`), or one that contradicts
+ *   `total`, fails the listing with an error saying what the service did.
  */
+import { ApiError } from "./errors";
 import { type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "../shared/wire-types";
 
 /** Guard against a service that never stops answering full pages: 1,000,000 clusters. */
@@ -14,10 +24,10 @@ export interface ClusterLister {
   listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }): Promise<ApiClusterList>;
 }
 
-/** Whether `list`, page number `page` of a listing asked for with `perPage`, is its last page. */
+/** Whether `list`, page number `page` of a listing with page size `perPage`, is its last page. */
 export function isLastPage(list: ApiClusterList, page: number, perPage: number = MAX_PER_PAGE): boolean {
-  const size = pageSize(list, perPage);
-  const total = typeof list.total === "number" ? list.total : Number.POSITIVE_INFINITY;
+  const size = reportedPageSize(list) ?? perPage;
+  const total = totalOf(list) ?? Number.POSITIVE_INFINITY;
   return list.items.length === 0 || list.items.length < size || page * size >= total;
 }
 
@@ -27,20 +37,84 @@ export function isLastPage(list: ApiClusterList, page: number, perPage: number =
  * {@link clusterPages} instead.
  */
 export function listPageCount(list: ApiClusterList): number {
-  const total = typeof list.total === "number" && list.total >= 0 ? list.total : list.items.length;
-  return Math.max(1, Math.ceil(total / pageSize(list, MAX_PER_PAGE)));
+  const total = totalOf(list) ?? list.items.length;
+  return Math.max(1, Math.ceil(total / usedPageSize(list, MAX_PER_PAGE)));
 }
 
-/** The page size the service reports, else the one asked for. */
-function pageSize(list: ApiClusterList, asked: number): number {
-  return typeof list.per_page === "number" && list.per_page > 0 ? list.per_page : asked;
+/**
+ * The page size a first page shows the service used: the one it reports, else the number of
+ * items when `total` says there are more (it clamped, or ignored, the size asked for), else the
+ * one asked for (or more, when it sent more).
+ */
+function usedPageSize(first: ApiClusterList, asked: number): number {
+  const reported = reportedPageSize(first);
+  if (reported !== undefined) return reported;
+  const n = first.items.length;
+  const total = totalOf(first);
+  if (total !== undefined) return n > 0 && n < total ? n : asked;
+  return Math.max(n, asked);
+}
+
+function reportedPageSize(list: ApiClusterList): number | undefined {
+  return typeof list.per_page === "number" && Number.isInteger(list.per_page) && list.per_page > 0 ? list.per_page : undefined;
+}
+
+/** `total` when the page carries a usable one. */
+export function totalOf(list: ApiClusterList): number | undefined {
+  return typeof list.total === "number" && Number.isInteger(list.total) && list.total >= 0 ? list.total : undefined;
+}
+
+/** The error that ends a listing the service answered inconsistently; `what` says what it did. */
+export function listingError(what: string): ApiError {
+  return new ApiError({
+    status: 200,
+    code: "invalid_listing",
+    message: `CMS API GET /v1/clusters: ${what}; the listing cannot be trusted to be complete, so it was abandoned.`,
+    method: "GET",
+    path: "/v1/clusters",
+  });
 }
 
 /** Every page of the cluster listing (optionally of one status), in order, up to the last. */
 export async function* clusterPages(client: ClusterLister, query: { status?: ClusterStatus } = {}): AsyncGenerator<ApiClusterList> {
+  let size = MAX_PER_PAGE;
+  /** Clusters on the pages before this one. */
+  let before = 0;
+  let previousIds = "";
+  /** The first page was short and said neither `total` nor `per_page`: this page tells whether it was clamped. */
+  let confirming = false;
   for (let page = 1; page <= MAX_PAGES; page++) {
     const list = await client.listClusters({ page, perPage: MAX_PER_PAGE, status: query.status });
+    const n = list.items.length;
+    const total = totalOf(list);
+    const ids = list.items.map((c) => c?.id).join("\n");
+    if (page > 1 && n > 0 && ids === previousIds) {
+      throw listingError(`page ${page} repeats page ${page - 1} (the same ${n} clusters), so the service ignores \`page\``);
+    }
+    previousIds = ids;
+    if (page === 1) {
+      size = usedPageSize(list, MAX_PER_PAGE);
+      confirming = n > 0 && n < size && total === undefined && reportedPageSize(list) === undefined;
+    } else if (confirming) {
+      confirming = false;
+      if (n === 0) return;
+      size = before; // the first page was a full one of a size the service chose
+    }
+    const reported = reportedPageSize(list);
+    if (reported !== undefined && reported !== size) {
+      throw listingError(`page ${page} says \`per_page\` ${reported} where earlier pages used ${size}`);
+    }
+    if (total !== undefined) {
+      const expected = Math.min(size, Math.max(0, total - before));
+      if (n !== expected) {
+        throw listingError(
+          `page ${page} holds ${n} clusters where \`total\` ${total} leaves ${expected} for it (${before} on earlier pages, ${size} a page)`,
+        );
+      }
+    }
     yield list;
-    if (isLastPage(list, page)) return;
+    before += n;
+    if (!confirming && isLastPage(list, page, size)) return;
   }
+  throw listingError(`${MAX_PAGES} pages of ${size} clusters and still no last page`);
 }

@@ -3,7 +3,7 @@
  * how long to wait first and why. Doing the retry (sleeping, re-sending, looking up a cluster
  * whose creation reply was lost) is the client's job; see `client.ts`.
  */
-import { parseDateHeader, parseRateLimitReset, parseRetryAfter, type HeaderBag } from "./headers";
+import { parseDateHeader, parseRateLimitReset, parseRetryAfter, quoteHeader, type HeaderBag } from "./headers";
 import { omitUndefined } from "../shared/omit-undefined";
 
 /** What happened to one attempt. */
@@ -18,6 +18,11 @@ export interface RetryInput {
   networkError?: boolean;
   /** Low-level code of a network error (`ECONNREFUSED`, `ECONNRESET`, ...). */
   networkCode?: string;
+  /**
+   * True when the endpoint is on this machine (a loopback host or address): a refused connection
+   * there means nothing listens, not a service restarting behind a load balancer.
+   */
+  loopback?: boolean;
   /** Number of the attempt that just failed, starting at 1. */
   attempt: number;
   /**
@@ -65,6 +70,11 @@ export interface RetryDecision {
    * must first check whether the first attempt took effect.
    */
   verifyBeforeResend: boolean;
+  /**
+   * When the wait is one the server asked for: the header as messages quote it, and the full wait
+   * it asked for (`delayMs` may be capped), so a caller can tell whether it fits its deadline.
+   */
+  server?: { header: string; askedMs: number };
 }
 
 /** Defaults of {@link RetryPolicy}. */
@@ -79,6 +89,13 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /** Methods that can be re-sent as-is: repeating them does not change the end state. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Retries of a connection refused on this machine (`loopback`): together a few seconds of
+ * back-off, enough for a local emulator or proxy that is still starting, not a minute of waiting
+ * for a port nothing will ever listen on.
+ */
+const LOCAL_REFUSAL_RETRIES = 3;
 
 /** Network failures where the request certainly never reached the server. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
@@ -96,6 +113,7 @@ const PERMANENT_NETWORK_CODES = new Set([
   "ERR_CANCELED",
   "ERR_FR_TOO_MANY_REDIRECTS",
   "ERR_DEPRECATED",
+  "ERR_RESPONSE_TOO_LARGE",
 ]);
 
 /** Statuses that say "not processed, come back later", so even a POST may be re-sent. */
@@ -124,16 +142,16 @@ export function serverRequestedDelay(
   headers: HeaderBag | undefined,
   now: number = Date.now(),
   useReset = true,
-): { delayMs: number; source: string } | undefined {
+): { delayMs: number; source: string; header: string } | undefined {
   if (!headers) return undefined;
   // Absolute values (HTTP-date, epoch reset) are on the server's clock: measure them against the
   // response's own Date header when it has one, so a skewed local clock does not distort waits.
   const serverNow = parseDateHeader(headers.date) ?? now;
   const retryAfter = parseRetryAfter(headers["retry-after"], serverNow);
-  if (retryAfter !== undefined) return { delayMs: retryAfter, source: "Retry-After" };
+  if (retryAfter !== undefined) return { delayMs: retryAfter, source: "Retry-After", header: quoteHeader(headers, "Retry-After") ?? "" };
   if (!useReset) return undefined;
   const reset = parseRateLimitReset(headers["x-ratelimit-reset"], serverNow);
-  if (reset !== undefined) return { delayMs: reset, source: "X-RateLimit-Reset" };
+  if (reset !== undefined) return { delayMs: reset, source: "X-RateLimit-Reset", header: quoteHeader(headers, "X-RateLimit-Reset") ?? "" };
   return undefined;
 }
 
@@ -161,7 +179,8 @@ export function outcomeUnknown(input: Pick<RetryInput, "status" | "code" | "netw
  *   `Retry-After`, else `X-RateLimit-Reset`, else exponential backoff with jitter.
  * - 5xx and network errors: retry GET/PATCH/DELETE with backoff (honouring `Retry-After` when
  *   sent). A POST is re-sent directly only when it certainly was not processed (503, 408,
- *   connection refused); otherwise `verifyBeforeResend` is set.
+ *   connection refused); otherwise `verifyBeforeResend` is set. A connection refused on this
+ *   machine (`loopback`) is retried three times only.
  * - Any other status (400, 401, 403, 404, 409, 422, ...): never retried.
  *
  * @param input what happened
@@ -179,6 +198,9 @@ export function decideRetry(input: RetryInput, options: Partial<RetryPolicy> = {
     const code = input.networkCode ?? "network error";
     what = `no response (${code})`;
     if (PERMANENT_NETWORK_CODES.has(code)) return no(`${what} is not transient`);
+    if (code === "ECONNREFUSED" && input.loopback && (input.backoffAttempt ?? input.attempt) > LOCAL_REFUSAL_RETRIES) {
+      return no(`${what}: nothing listens there on this machine`);
+    }
   } else if (input.status !== undefined && (input.status >= 500 || input.status === 408)) {
     what = `status ${input.status}`;
   } else if (input.status !== undefined) {
@@ -199,7 +221,13 @@ export function decideRetry(input: RetryInput, options: Partial<RetryPolicy> = {
   const server = serverRequestedDelay(input.headers, policy.now(), isRateLimited(input));
   if (server !== undefined) {
     const delayMs = Math.min(server.delayMs, policy.maxServerDelayMs);
-    return { retry: true, delayMs, reason: `${what} (waiting per ${server.source})`, verifyBeforeResend: verify };
+    return {
+      retry: true,
+      delayMs,
+      reason: `${what} (waiting per ${server.source})`,
+      verifyBeforeResend: verify,
+      server: { header: server.header, askedMs: server.delayMs },
+    };
   }
   const delayMs = backoffDelay(input.backoffAttempt ?? input.attempt, policy);
   return { retry: true, delayMs, reason: `${what} (exponential backoff)`, verifyBeforeResend: verify };

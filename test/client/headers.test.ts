@@ -64,6 +64,12 @@ describe("parseRateLimitReset", () => {
     expect(parseRateLimitReset(String(NOW - 10), NOW)).toBe(0);
   });
 
+  it("treats a reset more than an hour ahead as unknown: a per-minute window cannot end then", () => {
+    expect(parseRateLimitReset("9999999999", NOW)).toBeUndefined(); // the year 2286
+    expect(parseRateLimitReset(String(NOW / 1000 + 7200), NOW)).toBeUndefined();
+    expect(parseRateLimitReset(String(NOW / 1000 + 3600), NOW)).toBe(3_600_000);
+  });
+
   it("returns undefined for absent or garbage values", () => {
     expect(parseRateLimitReset(undefined, NOW)).toBeUndefined();
     expect(parseRateLimitReset("", NOW)).toBeUndefined();

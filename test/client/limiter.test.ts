@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter, clearSharedLimiters, computePacingDelay, limiterKey, parseRateLimitHeaders, sharedLimiter } from "../../src/client";
+import {
+  DeadlineError,
+  RateLimiter,
+  clearSharedLimiters,
+  computePacingDelay,
+  limiterKey,
+  parseRateLimitHeaders,
+  sharedLimiter,
+} from "../../src/client";
 
 const START = Date.UTC(2030, 0, 1, 12, 0, 0, 250);
 
@@ -174,6 +182,38 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
     limiter.complete({ remaining: 0, resetInMs: 5000 }, now());
     await limiter.acquire();
     expect(clock.t - START).toBe(5000 + 1000);
+  });
+
+  it("caps the total hold of one request, not each wait: 90 s for a window said to end in 50 minutes", async () => {
+    const { now, sleep, clock } = fakeTime();
+    const limiter = new RateLimiter({ clock: { now, sleep } });
+    await limiter.acquire();
+    limiter.complete({ remaining: 0, resetInMs: 50 * 60_000 }, now());
+    await limiter.acquire();
+    expect(clock.t - START).toBe(90_000);
+  });
+
+  it("a hold that would pass the caller's deadline throws at once, naming the headers", async () => {
+    const { now, sleep, clock } = fakeTime();
+    const limiter = new RateLimiter({ clock: { now, sleep } });
+    await limiter.acquire();
+    limiter.complete({ remaining: 0, resetInMs: 30_000, source: "X-RateLimit-Remaining: 0, X-RateLimit-Reset: 30" }, now());
+    const budget = { remainingMs: 5_000, deadline: "create timeout", method: "GET", path: "/v1/clusters" };
+    const e = await limiter.acquire(budget).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DeadlineError);
+    expect((e as Error).message).toBe(
+      "CMS API GET /v1/clusters: the rate limiter's hold of 31s (the window is spent, X-RateLimit-Remaining: 0, X-RateLimit-Reset: 30) exceeds the remaining 5s of the create timeout, so it was not sent.",
+    );
+    expect(clock.slept).toEqual([]);
+  });
+
+  it("ignores a window said to end more than an hour ahead: no hold", async () => {
+    const { now, sleep, clock } = fakeTime();
+    const limiter = new RateLimiter({ clock: { now, sleep } });
+    await limiter.acquire();
+    limiter.complete({ remaining: 0, resetInMs: 1_000_000_000_000, exact: true }, now());
+    await limiter.acquire();
+    expect(clock.slept).toEqual([]);
   });
 
   it("forgets a window that has ended and starts afresh", async () => {

@@ -65,6 +65,18 @@ describe("decideRetry: which failures are retried", () => {
     expect(decideRetry({ method: "GET", networkError: true, networkCode: "ERR_INVALID_URL", attempt: 1 }, policy).retry).toBe(false);
   });
 
+  it("gives a refused connection on this machine three retries, a remote one the whole policy", () => {
+    const refused = (attempt: number, loopback: boolean) =>
+      decideRetry({ method: "GET", networkError: true, networkCode: "ECONNREFUSED", attempt, loopback }, policy);
+    expect(refused(3, true).retry).toBe(true);
+    expect(refused(4, true)).toMatchObject({ retry: false, reason: "no response (ECONNREFUSED): nothing listens there on this machine" });
+    expect(refused(5, false).retry).toBe(true);
+  });
+
+  it("does not retry a body over the size limit", () => {
+    expect(decideRetry({ method: "GET", networkError: true, networkCode: "ERR_RESPONSE_TOO_LARGE", attempt: 1 }, policy).retry).toBe(false);
+  });
+
   it("gives up once the retries are spent", () => {
     expect(decideRetry({ method: "GET", status: 500, attempt: 5 }, policy).retry).toBe(true);
     const d = decideRetry({ method: "GET", status: 500, attempt: 6 }, policy);
@@ -134,6 +146,15 @@ describe("decideRetry: how long to wait", () => {
     const serverNow = NOW - 3_600_000; // local clock an hour ahead of the server
     const headers = { "retry-after": new Date(serverNow + 5000).toUTCString(), date: new Date(serverNow).toUTCString() };
     expect(decideRetry({ method: "GET", status: 429, attempt: 1, headers }, policy).delayMs).toBe(5000);
+  });
+
+  it("says which header asked for a wait and the whole of it, so a caller can hold it against a deadline", () => {
+    const d = decideRetry(
+      { method: "GET", status: 429, attempt: 1, headers: { "retry-after": "1000000000" } },
+      { ...policy, maxServerDelayMs: 60_000 },
+    );
+    expect(d).toMatchObject({ retry: true, delayMs: 60_000, server: { header: "Retry-After: 1000000000 s", askedMs: 1_000_000_000_000 } });
+    expect(decideRetry({ method: "GET", status: 500, attempt: 1 }, policy).server).toBeUndefined();
   });
 
   it("caps a server-requested wait at maxServerDelayMs", () => {

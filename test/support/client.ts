@@ -116,3 +116,48 @@ export async function lossyProxy(target: string): Promise<LossyProxy> {
       }),
   };
 }
+
+/**
+ * A plain node `http` server on loopback that answers every request with `handle`: a service
+ * misbehaving on purpose (odd headers, inconsistent pages, huge bodies), for the real client.
+ */
+export interface ScriptedServer {
+  url: string;
+  /** `METHOD /path?query` of every request received, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function scriptedServer(
+  handle: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void,
+): Promise<ScriptedServer> {
+  const http = await import("node:http");
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.on("error", () => {}); // a client that gives up mid-body is part of the script
+    handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as import("node:net").AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Answer `res` with `status` and a JSON body. */
+export function sendJson(
+  res: import("node:http").ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
