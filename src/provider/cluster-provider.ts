@@ -38,6 +38,13 @@ import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } fro
 import { systemClock, type Clock } from "../shared/clock";
 import { WaitError, waitForGone, waitForRunning } from "./waiter";
 
+/** An operation's time limit, passed to its client: `customTimeouts` or the default. */
+interface OperationDeadline {
+  ms: number;
+  /** How messages name it, e.g. `create timeout`. */
+  name: string;
+}
+
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */
 export interface ProviderSettings {
   /** Extra client options (e.g. shorter retry delays in tests). Never the endpoint or token. */
@@ -166,9 +173,13 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   const stateMemory = new StateMemory();
   const clock = (): Clock => settings.clock ?? systemClock;
 
-  /** The waits of one operation: every option but the target is the operation's. */
+  /**
+   * The waits of one operation: every option but the target is the operation's. They poll through
+   * a client without the operation's deadline, since the shared poller keeps the first client it
+   * is given for every later wait of the connection; the waiter stops at the deadline itself.
+   */
   function waitsFor(op: {
-    client: CmsClient;
+    connection: Connection;
     id: string;
     timeoutMs: number;
     startedAt: number;
@@ -177,6 +188,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   }) {
     const options = {
       ...op,
+      client: openClient(op.connection, op.onProgress),
       schedule: settings.schedule,
       clock: settings.clock,
       sharedPolling: settings.sharedPolling,
@@ -198,13 +210,17 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   function connect(
     explicit: ConnectionInputs | undefined,
     onProgress?: (line: string) => void,
+    deadline?: OperationDeadline,
   ): { client: CmsClient; connection: Connection } {
     const connection = resolve(explicit);
-    return { client: openClient(connection, onProgress), connection };
+    return { client: openClient(connection, onProgress, deadline), connection };
   }
 
-  /** A client of `connection` whose retries are shown through `onProgress` (see {@link connect}). */
-  function openClient(connection: Connection, onProgress?: (line: string) => void): CmsClient {
+  /**
+   * A client of `connection` whose retries are shown through `onProgress` (see {@link connect}).
+   * With `deadline`, no wait of the client (Retry-After, the rate limit, back-off) passes it.
+   */
+  function openClient(connection: Connection, onProgress?: (line: string) => void, deadline?: OperationDeadline): CmsClient {
     const extra = settings.clientOptions?.onRetry;
     const onRetry: ClientOptions["onRetry"] =
       onProgress || extra
@@ -213,7 +229,13 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
             onProgress?.(retryLine(info, connection.endpoint));
           }
         : undefined;
-    return createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
+    return createClient({
+      ...settings.clientOptions,
+      ...(deadline ? { deadlineMs: deadline.ms, deadlineName: deadline.name } : {}),
+      onRetry,
+      endpoint: connection.endpoint,
+      token: connection.token,
+    });
   }
 
   /**
@@ -250,8 +272,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     id: string,
     probe: (client: CmsClient) => Promise<unknown> = (client) => client.getCluster(id),
     onProgress?: (line: string) => void,
+    deadline?: OperationDeadline,
   ): Promise<{ client: CmsClient; connection: Connection }> {
-    const primary = connect(explicit, onProgress);
+    const primary = connect(explicit, onProgress, deadline);
     const alternatives = alternativeTokens(explicit, primary.connection.token);
     if (alternatives.length === 0) return primary;
     try {
@@ -262,7 +285,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     }
     for (const token of alternatives) {
       const connection = { endpoint: primary.connection.endpoint, token };
-      const candidate = { connection, client: openClient(connection, onProgress) };
+      const candidate = { connection, client: openClient(connection, onProgress, deadline) };
       try {
         await probe(candidate.client);
         return candidate;
@@ -277,12 +300,15 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   async function removeCluster(id: string, raw: Record<string, unknown>): Promise<void> {
     const props = raw as unknown as Partial<ClusterOutputs>;
     const onProgress = progressFor(props.__urn);
-    const { client, connection } = await connectExisting(props.connection, id, undefined, onProgress);
-    const secrets = [connection.token];
     const timeouts = resolveTimeouts(props.__timeouts);
+    const { client, connection } = await connectExisting(props.connection, id, undefined, onProgress, {
+      ms: timeouts.deleteMs,
+      name: "delete timeout",
+    });
+    const secrets = [connection.token];
     const startedAt = clock().now();
     const deadline = startedAt + timeouts.deleteMs;
-    const waits = waitsFor({ client, id, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
+    const waits = waitsFor({ connection, id, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
 
     /** Gone while waiting for it to settle: nothing left to delete. */
     let goneMeanwhile = false;
@@ -396,9 +422,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
       const inputs = raw as unknown as ClusterInputs;
       const onProgress = progressFor(inputs.__urn);
-      const { client, connection } = connect(inputs.connection, onProgress);
-      const secrets = [connection.token];
       const timeouts = resolveTimeouts(inputs.__timeouts);
+      const { client, connection } = connect(inputs.connection, onProgress, { ms: timeouts.createMs, name: "create timeout" });
+      const secrets = [connection.token];
       const startedAt = clock().now();
 
       let first: ApiCluster | ApiClusterSummary | undefined;
@@ -437,7 +463,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
         last =
           first.status === "running" && "endpoint" in first
             ? (first as ApiCluster)
-            : await waitsFor({ client, id, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress }).running();
+            : await waitsFor({ connection, id, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress }).running();
         const kubeconfig = await client.getKubeconfig(id);
         await endProgress(inputs.__urn, `running: cluster ${id} ready`);
         return { id, outs: toOutputs(last, inputs, kubeconfig) };
@@ -530,12 +556,12 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       const olds = oldsRaw as unknown as ClusterOutputs;
       const news = newsRaw as unknown as ClusterInputs;
       const onProgress = progressFor(news.__urn);
-      const { client, connection } = connect(news.connection, onProgress);
-      const secrets = [connection.token];
       const timeouts = resolveTimeouts(news.__timeouts);
+      const { client, connection } = connect(news.connection, onProgress, { ms: timeouts.updateMs, name: "update timeout" });
+      const secrets = [connection.token];
       const startedAt = clock().now();
       const patch = toUpdateRequest(olds, news);
-      const waits = waitsFor({ client, id, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
+      const waits = waitsFor({ connection, id, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
 
       let last: ApiCluster | undefined;
       try {

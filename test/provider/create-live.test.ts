@@ -1,6 +1,7 @@
 /** create against the real emulator: happy path, API-call floor, faults, failures, no orphans. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
+import { emulator } from "../support/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { setProgressSink } from "../../src/provider/progress";
@@ -103,6 +104,22 @@ describe("create", () => {
     const res = await clusterProvider.create(inputs({ name: "lost-reply" }));
     expect(res.outs.status).toBe("running");
     expect((await emu.control.clusters()).filter((c) => c.name === "lost-reply")).toHaveLength(1);
+  });
+
+  it("fails at once, naming the header, when the service asks to wait past the create timeout", async () => {
+    // An emulator of its own: the process-wide limiter keeps the service's hour for its endpoint.
+    const other = await emulator();
+    try {
+      await other.control.injectFault({ method: "POST", path: "/v1/clusters", kind: "rate_limit", count: 1, retryAfterSeconds: 3600 });
+      const started = Date.now();
+      const connection = { endpoint: other.url, token: other.token };
+      const err = await rejection(clusterProvider.create(inputs({ name: "told-to-wait", connection, __timeouts: { create: "2m" } })));
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(err.message).toMatch(/Retry-After: 3600 s exceeds the remaining .* of the create timeout/);
+      expect(await other.control.clusters()).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
   });
 
   it("keeps a cluster that ends in error: partial failure with id and properties", async () => {
