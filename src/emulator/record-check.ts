@@ -117,7 +117,7 @@ function explain(e: ErrorObject, data: unknown): string {
   if (e.instancePath === "") return `it is not a cluster record (got ${describe(value)})`;
   const field = fieldOf(e.instancePath);
   // Credentials are never quoted, not even a short excerpt.
-  const got = /^kubeconfig\./.test(field) ? "" : ` (got ${describe(value)})`;
+  const got = /^kubeconfig\b/.test(field) ? "" : ` (got ${describe(value)})`;
   if (e.keyword === "enum") return `field ${field} must be one of ${(e.params.allowedValues as unknown[]).join(", ")}${got}`;
   if (e.keyword === "type") return `field ${field} must be of type ${[e.params.type].flat().join(" or ")}${got}`;
   return `field ${field} ${e.message ?? "is invalid"}${got}`;

@@ -12,7 +12,19 @@
  * database is closed, released by the OS if the process dies; a second emulator gets SQLITE_BUSY
  * before it has read or written anything.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statfsSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
@@ -64,6 +76,32 @@ const cause = (e: unknown) => {
   const err = e as SqliteError;
   return err.errcode !== undefined ? `${err.message} (SQLite error ${err.errcode})` : err.message;
 };
+
+/** Room that counts as none: a commit needs a few pages, and the file system keeps some back. */
+const NO_ROOM = 1024 * 1024;
+
+/**
+ * Why a commit failed, in words a user can act on. SQLite says "disk I/O error" for a write past the
+ * file size limit (EFBIG) and "database or disk is full" for ENOSPC; which it is shows in the free
+ * space of the file system and in the limit (Linux: /proc/self/limits).
+ */
+function diagnose(e: unknown): string {
+  const sqlite = cause(e);
+  try {
+    const { bavail, bsize } = statfsSync(dirname(file));
+    if (bavail * bsize < NO_ROOM) return `the disk is full: ${sqlite}`;
+  } catch {
+    // No statfs here: SQLite's words are all there is.
+  }
+  try {
+    const limit = /^Max file size\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    const largest = Math.max(...[file, `${file}-wal`].map((f) => (existsSync(f) ? statSync(f).size : 0)));
+    if (limit !== undefined && largest + NO_ROOM > Number(limit)) return `the file size limit of ${limit} bytes is reached: ${sqlite}`;
+  } catch {
+    // Not Linux.
+  }
+  return sqlite;
+}
 
 /** What is at `path`: nothing (or an empty file), an SQLite database, or something else (a JSON state of format 1 or 2). */
 function kindOf(path: string): "none" | "sqlite" | "other" {
@@ -270,7 +308,7 @@ function commit(m: Extract<ToWorker, { type: "commit" }>): void {
     } catch {
       // SQLite has rolled it back already (a full disk does that).
     }
-    send({ type: "failed", n: m.n, cause: cause(e) });
+    send({ type: "failed", n: m.n, cause: diagnose(e) });
     return;
   }
   send({ type: "done", n: m.n });

@@ -19,9 +19,10 @@
  * Changes made in place by background work (`--kubernetes` credentials, clusters whose deletion has
  * ended) are written with the next commit, and retried until they are.
  */
-import { statSync, readFileSync } from "node:fs";
-import { extname, join } from "node:path";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
+import { processSingleton } from "../shared/process-singleton";
 import { storageUnavailable } from "./errors";
 import { readLegacyState } from "./legacy-state";
 import type { ClusterRecord } from "./lifecycle";
@@ -75,6 +76,32 @@ interface Batch {
   waiters: Array<{ resolve: () => void; reject: (e: Error) => void }>;
 }
 
+/**
+ * State files open in this process (by every copy of the package loaded in it), by path and by
+ * file: the database lock keeps other processes out, but not a second opener in this one, and
+ * closing that second opener's handle would release the first one's lock (POSIX locks are per process).
+ */
+const openHere = processSingleton(Symbol.for("pulumi-cms.emulator.open-state-files"), () => new Set<string>());
+
+/** What names `file` in {@link openHere}: its resolved path, and its device and inode once it exists. */
+function identities(file: string): string[] {
+  let path: string;
+  try {
+    path = join(realpathSync(dirname(file)), basename(file));
+  } catch {
+    path = resolve(file);
+  }
+  try {
+    const { dev, ino } = statSync(file);
+    return [path, `${dev}:${ino}`];
+  } catch {
+    return [path];
+  }
+}
+
+const inUse = (file: string, holder: string) =>
+  new Error(`state file ${file} is in use by ${holder}: one emulator per state file; stop that one or use another file`);
+
 /** Messages of the worker, in order; rejects once it has failed or exited. */
 class Inbox {
   private readonly queue: FromWorker[] = [];
@@ -121,7 +148,7 @@ function lockHolder(path: string): string {
     for (const line of readFileSync("/proc/locks", "utf8").split("\n")) {
       const m = /\bPOSIX\s+\S+\s+\S+\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/.exec(line);
       if (m && BigInt(m[4]) === ino && BigInt(`0x${m[2]}`) === major && BigInt(`0x${m[3]}`) === minor) {
-        return Number(m[1]) === process.pid ? `this process (pid ${m[1]})` : `process ${m[1]}`;
+        return `process ${m[1]}`;
       }
     }
   } catch {
@@ -158,13 +185,18 @@ export class StateStore {
   private stopped: Error | undefined;
   private closing: Promise<void> | undefined;
   private readonly closed: Promise<void>;
+  /** This file in {@link openHere}, until it is closed. */
+  private readonly keys: string[];
 
   private constructor(
     private readonly file: string,
     private readonly worker: Worker,
     private readonly clusters: StoredClusters,
   ) {
-    this.closed = new Promise((resolve) => worker.once("exit", () => resolve()));
+    this.keys = identities(file);
+    this.closed = new Promise<void>((resolve) => worker.once("exit", () => resolve())).then(() => {
+      for (const key of this.keys) openHere.delete(key);
+    });
     worker.on("exit", () => this.stop(new Error("the state store's thread has stopped")));
     worker.on("error", (e) => this.stop(e));
   }
@@ -176,6 +208,7 @@ export class StateStore {
    *   damaged (naming the record and the field), or cannot be opened
    */
   static async open(file: string, clusters: StoredClusters): Promise<{ store: StateStore; loaded: Loaded }> {
+    if (identities(file).some((key) => openHere.has(key))) throw inUse(file, `this process (pid ${process.pid})`);
     const worker = new Worker(WORKER, { workerData: { file }, execArgv: WORKER_FLAGS });
     let store: StateStore | undefined;
     const inbox = new Inbox(worker, (m) => store?.receive(m) ?? false);
@@ -183,6 +216,7 @@ export class StateStore {
       const loaded = await StateStore.load(file, worker, inbox);
       store = new StateStore(file, worker, clusters);
       worker.unref();
+      for (const key of store.keys) openHere.add(key);
       return { store, loaded };
     } catch (e) {
       await StateStore.release(worker, inbox);
@@ -273,6 +307,8 @@ export class StateStore {
   /** Writes what is pending and closes the database: only FILE remains. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      // Nothing else may keep the process alive meanwhile (the server has stopped).
+      this.worker.ref();
       clearTimeout(this.retry);
       this.retry = undefined;
       if (!this.stopped) {
