@@ -78,9 +78,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const opened = await StateStore.open(options.statePath, {
       cluster: (id) => state.clusters.get(id),
       creating: (id) => state.creating.has(id),
-      get subnetSeq() {
-        return state.subnetSeq;
-      },
     });
     store = opened.store;
     state.load(opened.loaded.records, opened.loaded.subnetSeq);

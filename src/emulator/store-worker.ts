@@ -5,9 +5,10 @@
  * Runs as compiled JavaScript from dist/ and, under the tests, as this very file through Node's
  * type stripping: hence Node built-ins only, and only erasable TypeScript.
  *
- * The database: table `clusters` (id, position = list order, record = the ClusterRecord as JSON
- * text), table `meta` (`subnet_seq`), `PRAGMA application_id` marking it as this emulator's and
- * `PRAGMA user_version` its format. WAL with `synchronous=FULL`: a commit is on disk when it returns.
+ * The database: one table, `clusters` (id, record = the ClusterRecord as JSON text), whose rowid is
+ * the list order (a new row gets the next one, a changed row keeps its own); `PRAGMA
+ * application_id` marks it as this emulator's and `PRAGMA user_version` says its format. A commit
+ * writes the pages of the rows it changes and of the id index, nothing else. WAL with `synchronous=FULL`: a commit is on disk when it returns.
  * `locking_mode=EXCLUSIVE`: the first statement takes the file's lock and it is held until the
  * database is closed, released by the OS if the process dies; a second emulator gets SQLITE_BUSY
  * before it has read or written anything.
@@ -38,6 +39,7 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 /** Records per message while loading. */
 const LOAD_CHUNK = 2000;
 const SQLITE_BUSY = 5;
+const SCHEMA = "CREATE TABLE clusters (id TEXT PRIMARY KEY, record TEXT NOT NULL)";
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
 
@@ -46,9 +48,9 @@ export type Row = [id: string, record: string];
 
 /** What the worker is told. */
 export type ToWorker =
-  | { type: "commit"; n: number; reset: boolean; del: string[]; put: Row[]; subnetSeq: number }
+  | { type: "commit"; n: number; reset: boolean; del: string[]; put: Row[] }
   | { type: "convert"; put: Row[] }
-  | { type: "converted"; subnetSeq: number; legacy: { size: number; mtimeMs: number }; remove: string[] }
+  | { type: "converted"; legacy: { size: number; mtimeMs: number }; remove: string[] }
   | { type: "close" };
 
 /** What the worker answers. */
@@ -56,8 +58,8 @@ export type FromWorker =
   | { type: "busy"; path: string }
   | { type: "refused"; message: string }
   | { type: "legacy" }
-  | { type: "rows"; rows: Array<[position: number, id: string, record: string]> }
-  | { type: "loaded"; subnetSeq: number; unclean?: { walBytes: number; tornBytes: number } }
+  | { type: "rows"; rows: Array<[ordinal: number, id: string, record: string]> }
+  | { type: "loaded"; unclean?: { walBytes: number; tornBytes: number } }
   | { type: "ready" }
   | { type: "done"; n: number }
   | { type: "failed"; n: number; cause: string }
@@ -145,11 +147,7 @@ function prepare(db: DatabaseSync, path: string): void {
   if (applicationId === 0 && tables === 0) {
     db.exec(`PRAGMA application_id=${APPLICATION_ID}; PRAGMA user_version=${SQLITE_FORMAT}`);
     db.exec("PRAGMA journal_mode=WAL");
-    db.exec(`BEGIN;
-      CREATE TABLE clusters (id TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, record TEXT NOT NULL);
-      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      INSERT INTO meta VALUES ('subnet_seq', '0');
-      COMMIT`);
+    db.exec(SCHEMA);
   } else if (applicationId !== APPLICATION_ID) {
     throw new Error(`state file ${path} is an SQLite database, but not an emulator state file`);
   } else if (number(db, "PRAGMA user_version") !== SQLITE_FORMAT) {
@@ -220,11 +218,9 @@ function start(): void {
     // Converted meanwhile by an emulator that has let it go again: open the result instead.
     kind = kindOf(file);
     if (kind === "other") {
-      target.exec(`BEGIN;
-        DROP TABLE IF EXISTS clusters; DROP TABLE IF EXISTS meta;
-        CREATE TABLE clusters (id TEXT PRIMARY KEY, position INTEGER NOT NULL UNIQUE, record TEXT NOT NULL);
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        PRAGMA application_id=${APPLICATION_ID}; PRAGMA user_version=${SQLITE_FORMAT}`);
+      target.exec(
+        `BEGIN; DROP TABLE IF EXISTS clusters; ${SCHEMA}; PRAGMA application_id=${APPLICATION_ID}; PRAGMA user_version=${SQLITE_FORMAT}`,
+      );
       send({ type: "legacy" });
       return;
     }
@@ -237,22 +233,21 @@ function start(): void {
   prepare(db, file);
   removeLegacyLeftovers(file);
   const rows: Array<[number, string, string]> = [];
-  for (const row of db.prepare("SELECT position, id, record FROM clusters ORDER BY position").iterate()) {
-    const r = row as { position: number; id: string; record: string };
-    rows.push([r.position, r.id, r.record]);
+  let ordinal = 0;
+  for (const row of db.prepare("SELECT id, record FROM clusters ORDER BY rowid").iterate()) {
+    const r = row as { id: string; record: string };
+    rows.push([++ordinal, r.id, r.record]);
     if (rows.length === LOAD_CHUNK) send({ type: "rows", rows: rows.splice(0) });
   }
   if (rows.length > 0) send({ type: "rows", rows });
-  const subnetSeq = Number((db.prepare("SELECT value FROM meta WHERE key = 'subnet_seq'").get() as { value?: string } | undefined)?.value);
-  send({ type: "loaded", subnetSeq: Number.isFinite(subnetSeq) ? subnetSeq : 0, ...(unclean ? { unclean } : {}) });
+  send({ type: "loaded", ...(unclean ? { unclean } : {}) });
 }
 
 /** Records of the converted state, in list order. */
 function convert(put: Row[]): void {
   if (!target) throw new Error("no conversion under way");
-  const insert = target.prepare("INSERT OR REPLACE INTO clusters (id, position, record) VALUES (?, ?, ?)");
-  let position = number(target, "SELECT coalesce(max(position), 0) FROM clusters");
-  for (const [id, record] of put) insert.run(id, ++position, record);
+  const insert = target.prepare("INSERT INTO clusters (id, record) VALUES (?, ?)");
+  for (const [id, record] of put) insert.run(id, record);
 }
 
 /**
@@ -262,7 +257,6 @@ function convert(put: Row[]): void {
  */
 function converted(m: Extract<ToWorker, { type: "converted" }>): void {
   if (!target) throw new Error("no conversion under way");
-  target.prepare("INSERT INTO meta VALUES ('subnet_seq', ?)").run(String(m.subnetSeq));
   target.exec("COMMIT");
   const now = statSync(file);
   if (now.size !== m.legacy.size || now.mtimeMs !== m.legacy.mtimeMs) {
@@ -281,26 +275,21 @@ function converted(m: Extract<ToWorker, { type: "converted" }>): void {
   send({ type: "ready" });
 }
 
-let statements: { upsert: StatementSync; remove: StatementSync; subnet: StatementSync } | undefined;
+let statements: { upsert: StatementSync; remove: StatementSync } | undefined;
 
 function commit(m: Extract<ToWorker, { type: "commit" }>): void {
   if (!db) throw new Error("the state database is not open");
   statements ??= {
     // A new cluster goes at the end of the list order; a changed one keeps its place.
-    upsert: db.prepare(
-      "INSERT INTO clusters (id, position, record) VALUES (?, (SELECT coalesce(max(position), 0) + 1 FROM clusters), ?) " +
-        "ON CONFLICT (id) DO UPDATE SET record = excluded.record",
-    ),
+    upsert: db.prepare("INSERT INTO clusters (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record"),
     remove: db.prepare("DELETE FROM clusters WHERE id = ?"),
-    subnet: db.prepare("UPDATE meta SET value = ? WHERE key = 'subnet_seq'"),
   };
-  const { upsert, remove, subnet } = statements;
+  const { upsert, remove } = statements;
   try {
     db.exec("BEGIN IMMEDIATE");
     if (m.reset) db.exec("DELETE FROM clusters");
     for (const id of m.del) remove.run(id);
     for (const [id, record] of m.put) upsert.run(id, record);
-    subnet.run(String(m.subnetSeq));
     db.exec("COMMIT");
   } catch (e) {
     try {

@@ -50,7 +50,6 @@ export interface StoredClusters {
   cluster(id: string): ClusterRecord | undefined;
   /** True while a create of `id` is being written (not yet applied). */
   creating(id: string): boolean;
-  readonly subnetSeq: number;
 }
 
 /** A change to write: new or changed clusters (complete records), or the end of every cluster. */
@@ -63,6 +62,7 @@ export interface Change {
 export interface Loaded {
   /** In list order, checked, with `nextAt` 0 (a settle on the first read). */
   records: ClusterRecord[];
+  /** The next free subnet (node addresses): past every cluster's. */
   subnetSeq: number;
   /** What the log should say (a conversion, a recovery, dropped writes). */
   notices: string[];
@@ -158,8 +158,8 @@ function lockHolder(path: string): string {
 }
 
 /** Parses and checks one stored record. */
-function storedRecord(file: string, [position, id, text]: [number, string, string]): ClusterRecord {
-  const where = `state file ${file}: record ${position} (cluster ${id.slice(0, 40)})`;
+function storedRecord(file: string, [ordinal, id, text]: [number, string, string]): ClusterRecord {
+  const where = `state file ${file}: record ${ordinal} (cluster ${id.slice(0, 40)})`;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -238,7 +238,7 @@ export class StateStore {
       for (let i = 0; i < legacy.records.length; i += CONVERT_CHUNK) {
         post({ type: "convert", put: legacy.records.slice(i, i + CONVERT_CHUNK).map(row) });
       }
-      post({ type: "converted", subnetSeq: legacy.subnetSeq, legacy: legacy.snapshot, remove: legacy.journals });
+      post({ type: "converted", legacy: legacy.snapshot, remove: legacy.journals });
       m = await inbox.next();
       if (m.type !== "ready") throw new Error(m.type === "refused" ? m.message : `unexpected answer ${m.type}`);
       loaded.records = legacy.records;
@@ -253,7 +253,6 @@ export class StateStore {
         m = await inbox.next();
       }
       if (m.type !== "loaded") throw new Error(m.type === "refused" ? m.message : `unexpected answer ${m.type}`);
-      loaded.subnetSeq = m.subnetSeq;
       if (m.unclean) {
         loaded.notices.push(
           `state file ${file} was not closed cleanly (a crash or kill); recovered from its write-ahead log (${m.unclean.walBytes} bytes): ` +
@@ -262,8 +261,10 @@ export class StateStore {
         );
       }
     }
-    for (const r of loaded.records) r.nextAt = 0; // Infinity (nothing due) was written as null
-    loaded.subnetSeq = Math.max(loaded.subnetSeq, ...loaded.records.map((r) => r.subnet + 1), 0);
+    for (const r of loaded.records) {
+      r.nextAt = 0; // Infinity (nothing due) was written as null
+      loaded.subnetSeq = Math.max(loaded.subnetSeq, r.subnet + 1);
+    }
     return loaded;
   }
 
@@ -342,7 +343,9 @@ export class StateStore {
     for (const c of batch.put.values()) put.push(row(c));
     const n = ++this.commits;
     this.inflight = { n, batch };
-    this.worker.postMessage({ type: "commit", n, reset: batch.reset, del, put, subnetSeq: this.clusters.subnetSeq } satisfies ToWorker);
+    // A commit under way keeps the process alive (its writer is waiting for it); an idle store does not.
+    this.worker.ref();
+    this.worker.postMessage({ type: "commit", n, reset: batch.reset, del, put } satisfies ToWorker);
   }
 
   /** A commit's outcome; true when the message was one. */
@@ -350,6 +353,7 @@ export class StateStore {
     if (m.type !== "done" && m.type !== "failed") return false;
     const batch = this.inflight?.batch;
     this.inflight = undefined;
+    if (!this.closing) this.worker.unref();
     if (!batch) return true;
     if (m.type === "done") {
       if (this.failing) process.stderr.write(`cms-emulator: state file ${this.file} is written again\n`);

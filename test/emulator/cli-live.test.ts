@@ -52,7 +52,9 @@ describe("cms-emulator CLI", () => {
     expect(existsSync(state)).toBe(true);
 
     // The state survives a restart of the process.
-    const again = run(["--port", "0", "--token", "env-or-flag-token", "--state", state], { CMS_EMULATOR_ADMIN_TOKEN: "env-admin-token" });
+    const again = run(["--port", "0", "--token", "env-or-flag-token", "--state", state], {
+      env: { CMS_EMULATOR_ADMIN_TOKEN: "env-admin-token" },
+    });
     await waitForLines(again, 1);
     const url2 = again.lines[0].replace("cms-emulator listening on ", "");
     expect(again.lines.join("\n")).not.toContain("env-or-flag-token");

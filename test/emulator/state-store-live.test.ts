@@ -296,8 +296,8 @@ describe("--state: records are checked when the file is loaded", () => {
     "a damaged record (%s) refuses the start naming the file, the record and the field; the file is left as it was",
     async (_, damage, field) => {
       const { statePath, ids } = await stateWithThree();
-      const [{ record }] = sqlite<{ record: string }>(statePath, "SELECT record FROM clusters WHERE position = 2");
-      sqlite(statePath, "UPDATE clusters SET record = ? WHERE position = 2", [damage(JSON.parse(record))]);
+      const [{ record }] = sqlite<{ record: string }>(statePath, "SELECT record FROM clusters WHERE id = ?", [ids[1]]);
+      sqlite(statePath, "UPDATE clusters SET record = ? WHERE id = ?", [damage(JSON.parse(record)), ids[1]]);
       const bytes = readFileSync(statePath);
       expect((await rejection(startEmulator({ statePath }))).message).toBe(
         `state file ${statePath}: record 2 (cluster ${ids[1]}) is damaged: ${field}`,
@@ -416,7 +416,7 @@ describe("--state: any size it accepts, it reloads", () => {
     const statePath = join(mkdtempSync(join(tmpdir(), "cms-large-")), "state.db");
     const count = 100_000;
     const now = Date.now();
-    const { store } = await StateStore.open(statePath, { cluster: () => undefined, creating: () => false, subnetSeq: count });
+    const { store } = await StateStore.open(statePath, { cluster: () => undefined, creating: () => false });
     const ids: string[] = [];
     for (let i = 0; i < count; i += 10_000) {
       const records = Array.from({ length: 10_000 }, (_, k) =>
