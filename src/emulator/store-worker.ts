@@ -305,8 +305,13 @@ function commit(m: Extract<ToWorker, { type: "commit" }>): void {
 
 port.on("message", (m: ToWorker) => {
   try {
-    if (m.type === "commit") commit(m);
-    else if (m.type === "convert") convert(m.put);
+    if (m.type === "commit") {
+      try {
+        commit(m);
+      } catch (e) {
+        send({ type: "failed", n: m.n, cause: diagnose(e) });
+      }
+    } else if (m.type === "convert") convert(m.put);
     else if (m.type === "converted") converted(m);
     else {
       if (target) {

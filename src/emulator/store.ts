@@ -208,6 +208,10 @@ export class StateStore {
    *   damaged (naming the record and the field), or cannot be opened
    */
   static async open(file: string, clusters: StoredClusters): Promise<{ store: StateStore; loaded: Loaded }> {
+    const [major, minor] = process.versions.node.split(".").map(Number);
+    if (major < 22 || (major === 22 && minor < 13)) {
+      throw new Error(`a state file needs Node.js 22.13 or later (node:sqlite); this is Node.js ${process.versions.node}`);
+    }
     if (identities(file).some((key) => openHere.has(key))) throw inUse(file, `this process (pid ${process.pid})`);
     const worker = new Worker(WORKER, { workerData: { file }, execArgv: WORKER_FLAGS });
     let store: StateStore | undefined;
