@@ -287,6 +287,7 @@ async function startup(count, dir, baseline) {
       state: label,
       "start-up s": +(startMs / 1000).toFixed(2),
       "RSS MB": Math.round(rssMB),
+      "load avg": +loadavg()[0].toFixed(1),
     });
   };
   const sqlite = join(dir, `sqlite-${count}.db`);

@@ -182,18 +182,17 @@ export class StateStore {
   /** Why the last commit failed, until one succeeds: logged once per failure. */
   private failing: string | undefined;
   private retry: NodeJS.Timeout | undefined;
+  private scheduled = false;
   private stopped: Error | undefined;
   private closing: Promise<void> | undefined;
   private readonly closed: Promise<void>;
-  /** This file in {@link openHere}, until it is closed. */
-  private readonly keys: string[];
-
   private constructor(
     private readonly file: string,
     private readonly worker: Worker,
     private readonly clusters: StoredClusters,
+    /** This file in {@link openHere}, until it is closed. */
+    private readonly keys: string[],
   ) {
-    this.keys = identities(file);
     this.closed = new Promise<void>((resolve) => worker.once("exit", () => resolve())).then(() => {
       for (const key of this.keys) openHere.delete(key);
     });
@@ -212,18 +211,23 @@ export class StateStore {
     if (major < 22 || (major === 22 && minor < 13)) {
       throw new Error(`a state file needs Node.js 22.13 or later (node:sqlite); this is Node.js ${process.versions.node}`);
     }
-    if (identities(file).some((key) => openHere.has(key))) throw inUse(file, `this process (pid ${process.pid})`);
+    // Claimed before anything is opened: two starts at once in this process must not both get there.
+    const claimed = identities(file);
+    if (claimed.some((key) => openHere.has(key))) throw inUse(file, `this process (pid ${process.pid})`);
+    for (const key of claimed) openHere.add(key);
     const worker = new Worker(WORKER, { workerData: { file }, execArgv: WORKER_FLAGS });
     let store: StateStore | undefined;
     const inbox = new Inbox(worker, (m) => store?.receive(m) ?? false);
     try {
       const loaded = await StateStore.load(file, worker, inbox);
-      store = new StateStore(file, worker, clusters);
-      worker.unref();
+      // A converted file is a new one: claimed under its new identity too.
+      store = new StateStore(file, worker, clusters, [...new Set([...claimed, ...identities(file)])]);
       for (const key of store.keys) openHere.add(key);
+      worker.unref();
       return { store, loaded };
     } catch (e) {
       await StateStore.release(worker, inbox);
+      for (const key of claimed) openHere.delete(key);
       throw e;
     }
   }
@@ -231,11 +235,7 @@ export class StateStore {
   private static async load(file: string, worker: Worker, inbox: Inbox): Promise<Loaded> {
     const post = (m: ToWorker) => worker.postMessage(m);
     let m = await inbox.next();
-    if (m.type === "busy") {
-      throw new Error(
-        `state file ${file} is in use by ${lockHolder(m.path)}: one emulator per state file; stop that one or use another file`,
-      );
-    }
+    if (m.type === "busy") throw inUse(file, lockHolder(m.path));
     const loaded: Loaded = { records: [], subnetSeq: 0, notices: [] };
     if (m.type === "legacy") {
       const legacy = readLegacyState(file);
@@ -298,7 +298,7 @@ export class StateStore {
     }
     for (const c of change.put ?? []) batch.put.set(c.id, c);
     const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
-    this.pump();
+    this.soon();
     return done;
   }
 
@@ -306,7 +306,17 @@ export class StateStore {
   later(id: string): void {
     if (this.stopped) return;
     this.batch().background.add(id);
-    if (!this.retry) this.pump();
+    if (!this.retry) this.soon();
+  }
+
+  /** Sends the next batch once the requests read in this turn of the event loop have added to it. */
+  private soon(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
   }
 
   /** Writes what is pending and closes the database: only FILE remains. */

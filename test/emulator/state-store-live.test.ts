@@ -267,6 +267,17 @@ describe("--state: one emulator per file", () => {
     await emu.close();
     // Released by the close: it starts again.
     await (await startEmulator({ statePath })).close();
+
+    // Two starts at once: one gets it, and keeps the lock (another process is still refused).
+    const [a, b] = await Promise.allSettled([startEmulator({ statePath }), startEmulator({ statePath })]);
+    const winner = [a, b].find((r) => r.status === "fulfilled");
+    expect([a, b].filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([
+      expect.stringContaining("is in use by this process"),
+    ]);
+    const other = runCli(["--port", "0", "--state", statePath]);
+    expect(await other.exited).toBe(1);
+    expect(other.stderr()).toContain(`is in use by process ${process.pid}`);
+    await (winner as PromiseFulfilledResult<Awaited<ReturnType<typeof startEmulator>>>).value.close();
   });
 });
 
