@@ -8,31 +8,43 @@
  *   2. the same with 10,000 clusters, and the `status` filter (which settles every cluster);
  *   3. the emulator's RSS with 10,000 clusters;
  *   4. writes while reads run, in memory and with `--state` (every acknowledged write fsync'd):
- *      creates/s acknowledged, and the p99 of `GET /v1/clusters/{id}` meanwhile, at 10,000 clusters.
+ *      creates/s acknowledged, and the p99 of `GET /v1/clusters/{id}` meanwhile, at 10,000 clusters;
+ *   5. start-up time with a `--state` file of 10,000 and of 100,000 clusters (written directly,
+ *      shaped like the seeded ones): to the listening line, and the RSS then.
  * Rate limits are raised with --rate-limits so the benchmark measures serving, not 429s.
+ *
+ * BENCH_BASELINE=<git ref> runs parts 4 and 5 against the build of that commit too, in the same
+ * run (`git archive`, built with this checkout's node_modules), e.g. the commit before a change
+ * of the state store; its state files for part 5 are JSON (format 2), which this build converts on
+ * its first start (also timed).
  *
  * Besides req/s (which other load on a shared machine drags down), each run reports the
  * emulator's own CPU time per request and the req/s one fully available core would give.
  *
- * Options (env): BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32).
+ * Options (env): BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), BENCH_BASELINE,
+ * BENCH_STARTUP (the part-5 sizes, default "10000,100000"; empty skips part 5).
  */
 import autocannon from "autocannon";
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFileSync, execSync, spawn } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOKEN = "bench-token-0123456789";
 const ADMIN = "bench-admin-0123456789";
 
-function startServer(extra = []) {
+function startServer(extra = [], pkg = root) {
+  const started = performance.now();
   const child = spawn(
     process.execPath,
     [
-      join(root, "dist/emulator/cli.js"),
+      join(pkg, "dist/emulator/cli.js"),
       "--port",
       "0",
       "--token",
@@ -52,7 +64,7 @@ function startServer(extra = []) {
     child.stdout.on("data", (d) => {
       out += d;
       const m = /^cms-emulator listening on (\S+)/m.exec(out);
-      if (m) resolve({ child, url: m[1] });
+      if (m) resolve({ child, url: m[1], startMs: performance.now() - started });
     });
     child.on("exit", (code) => reject(new Error(`emulator exited with ${code}`)));
   });
@@ -88,8 +100,8 @@ function load(url, path, seconds = SECONDS, extra = {}) {
  * against 10,000 clusters, in memory or with `--state`. A create counts once acknowledged (201),
  * which with `--state` means fsync'd.
  */
-async function writesWhileReading(stateFile) {
-  const { child, url } = await startServer(stateFile ? ["--state", stateFile] : []);
+async function writesWhileReading(label, stateFile, pkg = root) {
+  const { child, url } = await startServer(stateFile ? ["--state", stateFile] : [], pkg);
   try {
     await seed(url, 10_000, 0);
     const one = await fetch(`${url}/v1/clusters?per_page=1`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
@@ -104,13 +116,15 @@ async function writesWhileReading(stateFile) {
       load(url, `/v1/clusters/${one.items[0].id}`, SECONDS, { connections: 16 }),
     ]);
     return {
-      mode: stateFile ? "--state (fsync'd journal)" : "memory only",
+      mode: label,
       "creates/s acknowledged": Math.round(writes["2xx"] / SECONDS),
       "create p99 ms": writes.latency.p99,
       "reads/s meanwhile": Math.round(reads["2xx"] / SECONDS),
       "read p50 ms": reads.latency.p50,
       "read p99 ms": reads.latency.p99,
       "non-2xx": writes.non2xx + reads.non2xx,
+      // The machine's, this run included (about 2 with an otherwise idle machine).
+      "load avg": +loadavg()[0].toFixed(1),
     };
   } finally {
     child.kill("SIGTERM");
@@ -214,13 +228,98 @@ try {
   child.kill("SIGTERM");
 }
 
-const { mkdtempSync, rmSync } = await import("node:fs");
-const { tmpdir } = await import("node:os");
+/** The build of `ref` in a temporary directory (this checkout's node_modules). */
+function buildBaseline(ref) {
+  const dir = mkdtempSync(join(tmpdir(), "cms-bench-baseline-"));
+  execSync(`git -C ${JSON.stringify(root)} archive ${ref} | tar -x -C ${JSON.stringify(dir)}`);
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: dir, stdio: "inherit" });
+  return { dir, commit: execFileSync("git", ["-C", root, "rev-parse", "--short", ref], { encoding: "utf8" }).trim() };
+}
+
+/** `count` cluster records as the seeding makes them (1 or 3 control planes, 1-5 workers), just created. */
+function records(count) {
+  const { provisionCluster } = require(join(root, "dist/emulator/lifecycle.js"));
+  const now = Date.now();
+  return Array.from({ length: count }, (_, i) =>
+    provisionCluster(
+      { name: `bench-${i}`, control_planes: i % 2 ? 3 : 1, workers: 1 + (i % 5), node_size: "medium", phase: "managed", infra_id: null },
+      now,
+      60_000,
+      false,
+      i,
+    ),
+  );
+}
+
+/** A state file of this build (SQLite), written through its store. */
+async function writeStore(file, clusters) {
+  const { StateStore } = require(join(root, "dist/emulator/store.js"));
+  const { store } = await StateStore.open(file, { cluster: () => undefined, creating: () => false });
+  for (let i = 0; i < clusters.length; i += 10_000) await store.write({ put: clusters.slice(i, i + 10_000) });
+  await store.close();
+}
+
+/** A JSON state of format 2 (the store before SQLite): a snapshot and no journal. */
+async function writeJsonState(file, clusters) {
+  const out = createWriteStream(file);
+  out.write(`{"version":2,"saved_at":"${new Date().toISOString()}","subnet_seq":${clusters.length},"seq":0,"journal":1,"clusters":[`);
+  for (const [i, c] of clusters.entries()) {
+    if (!out.write((i ? "," : "") + JSON.stringify(c))) await new Promise((r) => out.once("drain", r));
+  }
+  out.end("]}");
+  await new Promise((r) => out.on("finish", r));
+}
+
+/** Part 5: time to the listening line with a state file of `count` clusters, and the RSS then. */
+async function startup(count, dir, baseline) {
+  const clusters = records(count);
+  const rows = [];
+  const measure = async (label, file, pkg) => {
+    const { child, url, startMs } = await startServer(["--state", file], pkg);
+    const total = await fetch(`${url}/v1/clusters?per_page=1`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json());
+    if (total.total !== count) throw new Error(`${label}: ${total.total} clusters loaded, not ${count}`);
+    const rssMB = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024;
+    child.kill("SIGTERM");
+    await new Promise((r) => child.on("exit", r));
+    rows.push({
+      clusters: count.toLocaleString("en-US"),
+      state: label,
+      "start-up s": +(startMs / 1000).toFixed(2),
+      "RSS MB": Math.round(rssMB),
+      "load avg": +loadavg()[0].toFixed(1),
+    });
+  };
+  const sqlite = join(dir, `sqlite-${count}.db`);
+  await writeStore(sqlite, clusters);
+  await measure("SQLite (format 3), this build", sqlite, root);
+  if (baseline) {
+    const json = join(dir, `json-${count}.json`);
+    await writeJsonState(json, clusters);
+    await measure(`JSON (format 2), ${baseline.commit}`, json, baseline.dir);
+    await measure("JSON (format 2) converted on the first start, this build", json, root);
+  }
+  return rows;
+}
+
+const baseline = process.env.BENCH_BASELINE ? buildBaseline(process.env.BENCH_BASELINE) : undefined;
 const dir = mkdtempSync(join(tmpdir(), "cms-bench-state-"));
 try {
-  const durability = [await writesWhileReading(undefined), await writesWhileReading(join(dir, "state.json"))];
+  const durability = [
+    await writesWhileReading("memory only", undefined),
+    await writesWhileReading("--state, SQLite (this build)", join(dir, "state.db")),
+  ];
+  if (baseline) durability.push(await writesWhileReading(`--state at ${baseline.commit}`, join(dir, "baseline.json"), baseline.dir));
   console.log(`\nWrites while reading, 10,000 clusters, ${SECONDS} s, 16 + 16 connections:`);
   console.table(durability);
+  const sizes = (process.env.BENCH_STARTUP ?? "10000,100000").split(",").filter(Boolean).map(Number);
+  if (sizes.length > 0) {
+    const rows = [];
+    for (const n of sizes) rows.push(...(await startup(n, dir, baseline)));
+    console.log("\nStart-up with a --state file:");
+    console.table(rows);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  if (baseline) rmSync(baseline.dir, { recursive: true, force: true });
 }

@@ -22,7 +22,9 @@ export type ErrorCode =
   | "rate_limited"
   | "internal"
   | "bad_gateway"
-  | "unavailable";
+  | "unavailable"
+  | "storage_unavailable"
+  | "quota_exceeded";
 
 /**
  * An error the emulated service answers with: it carries its HTTP status, code, message and
@@ -76,6 +78,19 @@ export function conflict(message: string): ServiceError {
 /** 500 `internal`: never says what went wrong inside. */
 export function internalError(): ServiceError {
   return new ServiceError(500, "internal", "Internal error");
+}
+
+/**
+ * 503 `storage_unavailable`: a change that could not be written to the state file (`--state`), and
+ * so was not made. Retry-After: the client may send it again.
+ */
+export function storageUnavailable(file: string, cause: string): ServiceError {
+  return new ServiceError(
+    503,
+    "storage_unavailable",
+    `The change was not saved: the state file ${file} cannot be written (${cause}). Nothing was changed; retry later`,
+    { "retry-after": "1" },
+  );
 }
 
 /**

@@ -12,9 +12,9 @@
 import { newAdminToken, newDevToken, toPrincipal } from "./auth";
 import { systemClock } from "../shared/clock";
 import { createControl } from "./control";
-import { loadState, Persister } from "./persistence";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
+import type { StateStore } from "./store";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
 export type {
@@ -46,7 +46,8 @@ export { ServiceError as ApiError } from "./errors";
 /**
  * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every
  * permission, scope `*`); with neither, a dev token is generated (`RunningEmulator.token`).
- * Throws on invalid options (bad token spec, bad durations, unreadable state file).
+ * Throws on invalid options (bad token spec, bad durations), and on a state file that is damaged
+ * or in use by another emulator (see docs/api-contract.md, Persistence).
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const clock = options.clock ?? systemClock;
@@ -56,7 +57,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (value !== undefined) timings[key] = value;
   }
   checkTimings(timings);
-  const state = new EmulatorState(clock, timings, options.planLimits);
+  const state = new EmulatorState(clock, timings, options.planLimits, options.capacity);
 
   const specs: TokenSpec[] = [];
   if (options.token !== undefined) {
@@ -70,17 +71,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const adminToken = options.adminToken ?? newAdminToken();
   if (state.tokens.has(adminToken)) throw new Error("adminToken must differ from every service token");
 
-  let persister: Persister | undefined;
+  let store: StateStore | undefined;
   if (options.statePath) {
-    const p = new Persister(options.statePath, state, loadState(options.statePath, state));
-    try {
-      await p.open();
-    } catch (e) {
-      throw new Error(`cannot write state file ${options.statePath}: ${(e as Error).message}`);
-    }
-    state.onChange = (id) => p.changed(id);
-    state.durable = () => p.durable();
-    persister = p;
+    // Loaded only with the option: node:sqlite and the store's thread are not needed without it.
+    const { StateStore } = await import("./store.js");
+    const opened = await StateStore.open(options.statePath, {
+      cluster: (id) => state.clusters.get(id),
+      creating: (id) => state.creating.has(id),
+    });
+    store = opened.store;
+    state.load(opened.loaded.records, opened.loaded.subnetSeq);
+    state.store = store;
+    for (const notice of opened.loaded.notices) process.stderr.write(`cms-emulator: ${notice}\n`);
+    // Deletions that ended while the emulator was stopped: their records go now.
+    state.purge(state.now());
   }
 
   if (options.kubernetes) {
@@ -89,7 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const { startKubernetesBacking } = await import("./kubernetes/index.js");
       state.kubernetes = await startKubernetesBacking(options.kubernetes, state, options.statePath);
     } catch (e) {
-      await persister?.close();
+      await store?.close();
       throw e;
     }
   }
@@ -112,7 +116,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       (closing ??= (async () => {
         await app.close();
         await state.kubernetes?.close();
-        await persister?.close();
+        await store?.close();
       })()),
   };
 }

@@ -18,7 +18,6 @@ import type { ControlExtras } from "./control";
 import type { ConnectionLimits, EmulatorControl, Permission } from "./types";
 import { clusterJson } from "./lifecycle";
 import {
-  attachKubernetes,
   createCluster,
   deleteCluster,
   getCluster,
@@ -46,6 +45,26 @@ import type { EmulatorState } from "./state";
 
 /** Largest accepted request body: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
+/** Deepest nesting of objects and arrays a request body may have (the API's bodies have one level). */
+export const MAX_BODY_DEPTH = 32;
+
+/** True when the JSON text nests objects and arrays deeper than `limit`: one pass, before parsing. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
+}
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -187,6 +206,18 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === "") return done(null, undefined);
+    // Bounded before parsing: what a deeply nested value costs the parser and the validation
+    // messages grows with its depth.
+    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+      return done(
+        new ServiceError(
+          400,
+          "validation_failed",
+          `Request body nests objects and arrays deeper than the limit of ${MAX_BODY_DEPTH} levels`,
+        ),
+        undefined,
+      );
+    }
     try {
       done(null, JSON.parse(text));
     } catch (e) {
@@ -237,9 +268,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
     req.principal = principal;
   });
 
-  // A change is acknowledged only once it is durable (with `--state`: fsync'd; see persistence.ts).
   app.addHook("onSend", async (req, reply, payload) => {
-    if (req.method !== "GET" && req.method !== "HEAD") await state.durable();
     // Answered before the body was read (401, 404, 405, 429...): what follows on the connection
     // is the rest of that body, not a request, and a client that stalls must not hold it.
     if (!req.raw.complete) void reply.header("connection", "close");
@@ -340,8 +369,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
           schema: { querystring: noQuery, body: createBody, response: { 201: clusterSummarySchema } },
           config: { permission: "write", action: "creating a cluster", globalScope: true },
           handler: async (req, reply) => {
-            let summary = createCluster(state, who(req), req.body);
-            if (state.kubernetes) summary = await attachKubernetes(state, summary.id);
+            const summary = await createCluster(state, who(req), req.body);
             return reply.code(201).header("location", `/v1/clusters/${summary.id}`).send(summary);
           },
         }),
@@ -364,7 +392,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
           schema: { querystring: noQuery },
           config: { permission: "write", action: "deleting a cluster" },
           handler: async (req, reply) => {
-            deleteCluster(state, who(req), req.params.cluster_id);
+            await deleteCluster(state, who(req), req.params.cluster_id);
             return reply.code(204).send();
           },
         }),

@@ -4,6 +4,7 @@
  */
 import type { ApiCluster } from "../shared/wire-types";
 import type { Clock } from "../shared/clock";
+import type { CapacityLimits } from "./capacity";
 
 /** Permission a token can carry. */
 export type Permission = "read" | "write" | "admin";
@@ -39,8 +40,17 @@ export interface EmulatorOptions {
   scaleSeconds?: number;
   deleteSeconds?: number;
   upgradeSeconds?: number;
-  /** JSON file that keeps clusters across restarts; memory only when absent. */
+  /**
+   * File that keeps clusters across restarts (an SQLite database; a JSON state of earlier releases
+   * is converted); memory only when absent. One emulator per file.
+   */
   statePath?: string;
+  /**
+   * Lower caps on clusters and nodes than the built-in ones, for tests of what happens at the cap.
+   *
+   * @internal
+   */
+  capacity?: CapacityLimits;
   /** Fastify request logging to stdout (never logs headers or bodies). */
   logger?: boolean;
   /**

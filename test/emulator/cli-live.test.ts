@@ -1,62 +1,13 @@
 /** The standalone command, started as a child process from the compiled output. */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlClient } from "../../src/emulator";
+import { ensureCliBuilt, runCli as run, waitForLines } from "../support/cli";
 import { Api, clusterBody } from "../support/emulator";
-import { eventually } from "../support/eventually.mjs";
 
-const root = resolve(__dirname, "../..");
-const cli = join(root, "dist/emulator/cli.js");
-
-/** Builds dist/ when the emulator sources are newer than the compiled CLI (npm test builds first anyway). */
-beforeAll(() => {
-  const src = join(root, "src/emulator");
-  const newest = Math.max(
-    ...[src, join(src, "operations")].flatMap((d) =>
-      readdirSync(d)
-        .filter((f) => f.endsWith(".ts"))
-        .map((f) => statSync(join(d, f)).mtimeMs),
-    ),
-  );
-  if (!existsSync(cli) || statSync(cli).mtimeMs < newest) {
-    // Other packages of the repo may have type errors mid-work; tsc still emits, so only the output matters.
-    spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
-  }
-  expect(existsSync(cli)).toBe(true);
-}, 120_000);
-
-interface Started {
-  child: ChildProcess;
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  const lines: string[] = [];
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (d) => {
-    out += d.toString();
-    lines.splice(0, lines.length, ...out.split("\n").filter(Boolean));
-  });
-  child.stderr!.on("data", (d) => (err += d.toString()));
-  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  return { child, lines, stderr: () => err, exited };
-}
-
-async function waitForLines(s: Started, n: number): Promise<void> {
-  await eventually(() => s.lines.length >= n, {
-    timeoutMs: 15_000,
-    intervalMs: 25,
-    what: `${n} lines from the CLI`,
-    describe: () => `it printed ${JSON.stringify(s.lines)}; stderr: ${s.stderr()}`,
-  });
-}
+beforeAll(ensureCliBuilt, 120_000);
 
 describe("cms-emulator CLI", () => {
   it("prints the listening line first, then the generated tokens once; serves; stops on SIGTERM", async () => {
@@ -101,7 +52,9 @@ describe("cms-emulator CLI", () => {
     expect(existsSync(state)).toBe(true);
 
     // The state survives a restart of the process.
-    const again = run(["--port", "0", "--token", "env-or-flag-token", "--state", state], { CMS_EMULATOR_ADMIN_TOKEN: "env-admin-token" });
+    const again = run(["--port", "0", "--token", "env-or-flag-token", "--state", state], {
+      env: { CMS_EMULATOR_ADMIN_TOKEN: "env-admin-token" },
+    });
     await waitForLines(again, 1);
     const url2 = again.lines[0].replace("cms-emulator listening on ", "");
     expect(again.lines.join("\n")).not.toContain("env-or-flag-token");

@@ -5,14 +5,14 @@
  * acknowledged write across SIGKILL with `--state`. (Kubeconfigs that every YAML reader loads:
  * kubeconfig-yaml-live.test.ts.)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator";
 import { toPrincipal } from "../../src/emulator/auth";
+import { ensureCliBuilt, kill9, listeningUrl, runCli } from "../support/cli";
 import { Api, clusterBody, until } from "../support/emulator";
 
 /** What came back on a raw connection: status line, headers, body, and whether the server closed it. */
@@ -335,34 +335,11 @@ describe("tokens", () => {
 });
 
 describe("--state: acknowledged writes survive SIGKILL", () => {
-  const cli = join(resolve(__dirname, "../.."), "dist/emulator/cli.js");
+  beforeAll(ensureCliBuilt, 120_000);
 
-  function startCli(statePath: string): Promise<{ url: string; kill: () => Promise<void> }> {
-    const child = spawn(
-      process.execPath,
-      [cli, "--port", "0", "--token", "tok-durable-0123", "--provision-seconds", "0", "--state", statePath],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    const exited = new Promise((r) => child.on("exit", r));
-    return new Promise((ok, fail) => {
-      let out = "";
-      child.stdout.on("data", (d) => {
-        out += d;
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) {
-          ok({
-            url: m[1],
-            kill: async () => {
-              child.kill("SIGKILL");
-              await exited;
-            },
-          });
-        }
-      });
-      child.on("exit", (code) => fail(new Error(`emulator exited (${code}) before listening`)));
-    });
+  async function startCli(statePath: string): Promise<{ url: string; kill: () => Promise<void> }> {
+    const s = runCli(["--port", "0", "--token", "tok-durable-0123", "--provision-seconds", "0", "--state", statePath]);
+    return { url: await listeningUrl(s), kill: () => kill9(s) };
   }
 
   it("6 × SIGKILL during concurrent creates, updates and deletes: every acknowledged change is there after restart; no temporary files", async () => {

@@ -75,6 +75,29 @@ describe("bodies", () => {
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: "payload_too_large", message: expect.stringContaining("1 MiB") });
   });
+  it("a body nested deeper than 32 levels is 400 validation_failed naming the limit, before it is parsed; 32 levels are validated as usual", async () => {
+    await remember();
+    for (const depth of [33, 10_000]) {
+      const nested = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+      for (const [method, path, body] of [
+        ["POST", "/v1/clusters", `{"name":"deep","control_planes":1,"node_size":"small","workers":${nested.slice(1, -1)}}`],
+        ["PATCH", "/v1/clusters/cls_0000000000000000", `{"workers":${nested.slice(1, -1)}}`],
+        ["POST", "/v1/clusters", `{"name":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`],
+      ] as const) {
+        const res = await api.req(method, path, body);
+        expect(res.status, `${method} nested ${depth}`).toBe(400);
+        expect(res.body).toEqual({
+          error: "validation_failed",
+          message: "Request body nests objects and arrays deeper than the limit of 32 levels",
+        });
+      }
+    }
+    // Brackets inside strings are text, not nesting.
+    const inName = await api.req("POST", "/v1/clusters", JSON.stringify(clusterBody({ name: "[".repeat(100) })));
+    expect(inName.body.message).toMatch(/^name must be a string of 1 to 63/);
+    const deepest = `{"name":"x","control_planes":1,"node_size":"small","workers":${"[".repeat(31)}${"]".repeat(31)}}`;
+    expect((await api.req("POST", "/v1/clusters", deepest)).body.message).toMatch(/^workers must be an integer/);
+  });
   it("a body of exactly 1 MiB is read (and then validated)", async () => {
     await remember();
     const pad = 1024 * 1024 - JSON.stringify({ ...clusterBody(), name: "" }).length;

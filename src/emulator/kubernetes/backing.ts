@@ -12,7 +12,7 @@
  * The emulated lifecycle stays what it is (timestamps, applied when read, see lifecycle.ts); a
  * timer here reads each backed cluster to bring its Kubernetes side along.
  */
-import type { ClusterRecord, NodeRecord } from "../lifecycle";
+import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../lifecycle";
 import { touch } from "../lifecycle";
 import type { EmulatorState } from "../state";
 import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
@@ -53,19 +53,32 @@ export class KubernetesBacking {
     this.timer.unref();
   }
 
-  /** Gives a new (or, at start, restored) cluster its Kubernetes API; sets its endpoint. */
+  /**
+   * Gives a new (or, at start, restored) cluster its Kubernetes API; sets its endpoint. A new
+   * cluster is attached before it is written, so that its record holds the endpoint it is answered with.
+   */
   async attach(c: ClusterRecord): Promise<void> {
     const placement = await this.placement.place(c.id, c.endpoint);
     c.endpoint = placement.endpoint;
     c.kubeconfig.namespace = placement.namespace;
     touch(c);
     const ready = placement.ready.then(async ({ admin, caPem }) => {
-      if (c.kubeconfig.account === undefined || c.kubeconfig.caPem !== caPem) await this.issue(c, admin, caPem);
+      if (c.kubeconfig.account === undefined || c.kubeconfig.caPem !== caPem) {
+        const credential = await this.issue(c, admin, caPem);
+        // Background work: after the cluster's create and other changes, and only if it is still there.
+        await this.state.creating.get(c.id);
+        await this.state.exclusive(c.id, async () => {
+          if (this.state.clusters.get(c.id) !== c) return;
+          c.kubeconfig = credential;
+          touch(c);
+          this.state.changedInPlace(c.id);
+        });
+      }
       return admin;
     });
     ready.catch((e: Error) => this.log(`cluster ${c.id}: ${e.message}`));
     this.backed.set(c.id, { cluster: c, placement, ready, syncing: false });
-    this.state.onChange(c.id);
+    this.state.changedInPlace(c.id);
   }
 
   /** Resolves once `c`'s kubeconfig works; rejects when its API server could not start. */
@@ -73,14 +86,17 @@ export class KubernetesBacking {
     await this.backed.get(c.id)?.ready;
   }
 
-  /** A new credential for `c`'s kubeconfig; the previous one stops working. */
-  async rotate(c: ClusterRecord): Promise<void> {
+  /**
+   * A new credential for `c`'s kubeconfig, handed to `record` (which makes it the cluster's, durably);
+   * then the previous one stops working. Nothing is revoked when `record` fails.
+   */
+  async rotate(c: ClusterRecord, record: (credential: KubeconfigCredential) => Promise<unknown>): Promise<void> {
     const entry = this.backed.get(c.id);
     if (!entry) return;
     const admin = await entry.ready;
     const previous = c.kubeconfig.account;
     const previousToken = c.kubeconfig.token;
-    await this.issue(c, admin, c.kubeconfig.caPem ?? "");
+    await record(await this.issue(c, admin, c.kubeconfig.caPem ?? ""));
     if (previous === undefined) return;
     await this.revoke(c, admin, previous);
     // The API server caches a token's authentication for up to 10 s (not configurable): rotation
@@ -88,8 +104,8 @@ export class KubernetesBacking {
     await refused({ ...admin, token: previousToken });
   }
 
-  /** A new service account, its role binding and a token; recorded in `c.kubeconfig`. */
-  private async issue(c: ClusterRecord, admin: KubeConnection, caPem: string): Promise<void> {
+  /** A new service account, its role binding and a token: the next credential of `c`'s kubeconfig. */
+  private async issue(c: ClusterRecord, admin: KubeConnection, caPem: string): Promise<KubeconfigCredential> {
     const generation = Number(c.kubeconfig.account?.match(/-(\d+)$/)?.[1] ?? 0) + 1;
     const account = `cms-kubeconfig-${generation}`;
     const ns = this.accountNamespace(c);
@@ -114,9 +130,7 @@ export class KubernetesBacking {
     });
     const token = (res.body as { status?: { token?: string } }).status?.token;
     if (!token) throw new Error(`the API server issued no token for ${ns}/${account}`);
-    c.kubeconfig = { ...c.kubeconfig, token, caPem, account };
-    touch(c);
-    this.state.onChange(c.id);
+    return { ...c.kubeconfig, token, caPem, account };
   }
 
   private async revoke(c: ClusterRecord, admin: KubeConnection, account: string): Promise<void> {
@@ -137,6 +151,7 @@ export class KubernetesBacking {
     if (this.closed) return;
     for (const [id, entry] of this.backed) {
       if (entry.syncing) continue;
+      if (this.state.creating.has(id)) continue; // not written yet: neither there nor gone
       const c = this.state.get(id);
       entry.syncing = true;
       const work = c ? this.syncNodes(c, entry) : this.release(id, entry);

@@ -67,41 +67,51 @@ export function listClusterRecords(state: EmulatorState, p: Principal, q: ListQu
 /** Validated body of POST /v1/clusters: the wire request, checked by the route schema. */
 export type CreateBody = CreateClusterRequest;
 
-/** POST /v1/clusters: a new cluster in `provisioning`. */
-export function createCluster(state: EmulatorState, p: Principal, body: CreateBody): ApiClusterSummary {
+/**
+ * POST /v1/clusters: a new cluster in `provisioning`, visible and answered once it is durable
+ * (with `--state`). With `--kubernetes`, once its API server has its place (the answer carries it).
+ */
+export async function createCluster(state: EmulatorState, p: Principal, body: CreateBody): Promise<ApiClusterSummary> {
   requireCreateScope(p);
   const phase = body.phase ?? "managed";
   if (phase !== "managed" && body.infra_id === undefined) {
     throw validationFailed(`infra_id is required when phase is ${phase} (it is optional only for managed)`);
   }
-  const now = state.now();
-  const fail = state.failNext.create > 0;
-  if (fail) state.failNext.create -= 1;
-  const c = provisionCluster(
-    {
-      name: body.name,
-      control_planes: body.control_planes,
-      workers: body.workers,
-      node_size: body.node_size,
-      phase,
-      infra_id: body.infra_id ?? null,
-    },
-    now,
-    state.durations.provision,
-    fail,
-    state.subnetSeq++,
-  );
-  state.add(c);
-  state.onChange(c.id);
-  return toSummary(c);
-}
-
-/** Gives a just-created cluster its Kubernetes API server (`--kubernetes`): the answer carries its endpoint. */
-export async function attachKubernetes(state: EmulatorState, id: string): Promise<ApiClusterSummary> {
-  const c = state.clusters.get(id);
-  if (!c) throw new Error(`cluster ${id} vanished while being created`);
-  await state.kubernetes?.attach(c);
-  return toSummary(c);
+  return state.exclusive(undefined, async () => {
+    const size = body.control_planes + body.workers;
+    state.capacity.reserve(1, size);
+    const fail = state.failNext.create > 0;
+    if (fail) state.failNext.create -= 1;
+    const c = provisionCluster(
+      {
+        name: body.name,
+        control_planes: body.control_planes,
+        workers: body.workers,
+        node_size: body.node_size,
+        phase,
+        infra_id: body.infra_id ?? null,
+      },
+      state.now(),
+      state.durations.provision,
+      fail,
+      state.subnetSeq++,
+    );
+    let created = () => {};
+    state.creating.set(c.id, new Promise<void>((resolve) => (created = resolve)));
+    try {
+      await state.kubernetes?.attach(c);
+      await state.save([c]);
+    } catch (e) {
+      state.capacity.release(1, size);
+      if (fail) state.failNext.create += 1;
+      throw e;
+    } finally {
+      state.creating.delete(c.id);
+      created();
+    }
+    state.add(c);
+    return toSummary(c);
+  });
 }
 
 /** Finds a cluster the token may act on: 404 when unknown, then 403 when out of scope. */
@@ -127,31 +137,44 @@ export interface UpdateBody {
  * PATCH /v1/clusters/{id}: only on a `running` cluster (409 otherwise). A change moves it
  * to `scaling`; a PATCH that changes nothing answers the cluster unchanged.
  */
-export function updateCluster(state: EmulatorState, p: Principal, id: string, body: UpdateBody): ApiCluster {
-  const c = findCluster(state, p, id, "modifying");
-  if (c.status !== "running") {
-    throw conflict(`Cluster ${c.id} is ${c.status}; it can be modified only when running`);
-  }
-  const now = state.now();
-  const willFail = state.failNext.update > 0;
-  if (scaleCluster(c, body, now, state.durations.scale, willFail)) {
-    if (willFail) state.failNext.update -= 1;
-    state.onChange(c.id);
-  }
-  return toApiCluster(c);
+export function updateCluster(state: EmulatorState, p: Principal, id: string, body: UpdateBody): Promise<ApiCluster> {
+  return state.exclusive(id, async () => {
+    const c = findCluster(state, p, id, "modifying");
+    if (c.status !== "running") {
+      throw conflict(`Cluster ${c.id} is ${c.status}; it can be modified only when running`);
+    }
+    const fail = state.failNext.update > 0;
+    let failing = false;
+    try {
+      await state.update(c, (draft) => {
+        const changed = scaleCluster(draft, body, state.now(), state.durations.scale, fail);
+        failing = changed && fail;
+        if (failing) state.failNext.update -= 1;
+        return changed;
+      });
+    } catch (e) {
+      if (failing) state.failNext.update += 1;
+      throw e;
+    }
+    return toApiCluster(c);
+  });
 }
 
 /**
  * DELETE /v1/clusters/{id}: allowed when `running` or `error`; it is `deleting` until gone.
  * Deleting a cluster that is already `deleting` answers 204 again and changes nothing.
  */
-export function deleteCluster(state: EmulatorState, p: Principal, id: string): void {
-  const c = findCluster(state, p, id, "deleting");
-  if (c.status === "deleting") return;
-  if (c.status !== "running" && c.status !== "error") {
-    throw conflict(`Cluster ${c.id} is ${c.status}; it can be deleted only when running or in error`);
-  }
-  startDeletion(c, state.now(), state.durations.delete);
-  state.markDeleting(c.id);
-  state.onChange(c.id);
+export function deleteCluster(state: EmulatorState, p: Principal, id: string): Promise<void> {
+  return state.exclusive(id, async () => {
+    const c = findCluster(state, p, id, "deleting");
+    if (c.status === "deleting") return;
+    if (c.status !== "running" && c.status !== "error") {
+      throw conflict(`Cluster ${c.id} is ${c.status}; it can be deleted only when running or in error`);
+    }
+    await state.update(c, (draft) => {
+      startDeletion(draft, state.now(), state.durations.delete);
+      return true;
+    });
+    state.markDeleting(c.id);
+  });
 }
