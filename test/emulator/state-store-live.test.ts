@@ -187,6 +187,8 @@ describe("--state: a write that fails is refused, and nothing of it is kept", ()
         await ledger.check(api, []);
         await stop(cli);
       } finally {
+        // Nothing may hold the file system open, or it stays mounted (also when the test failed midway).
+        await Promise.all([...running].map((s) => stop(s)));
         execFileSync("umount", [dir]);
         rmSync(dir, { recursive: true, force: true });
       }
