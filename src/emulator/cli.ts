@@ -34,7 +34,8 @@ Options:
   --scale-seconds S         duration of a PATCH / scale / resize (default ${DEFAULT_TIMINGS.scaleSeconds})
   --delete-seconds S        duration of a delete (default ${DEFAULT_TIMINGS.deleteSeconds})
   --upgrade-seconds S       duration of a console upgrade (default ${DEFAULT_TIMINGS.upgradeSeconds})
-  --state FILE              keep clusters across restarts in FILE (default: memory only)
+  --state FILE              keep clusters across restarts in FILE, an SQLite database
+                            (one emulator per file; default: memory only)
   --rate-limits LIST        override plan limits, e.g. enterprise=1000000 (benchmarks)
   --kubernetes              back every cluster with a real Kubernetes API server: one
                             kube-apiserver per cluster on a shared etcd (docs/kubernetes.md);

@@ -187,6 +187,8 @@ describe("--state: a write that fails is refused, and nothing of it is kept", ()
         await ledger.check(api, []);
         await stop(cli);
       } finally {
+        // Nothing may hold the file system open, or it stays mounted (also when the test failed midway).
+        await Promise.all([...running].map((s) => stop(s)));
         execFileSync("umount", [dir]);
         rmSync(dir, { recursive: true, force: true });
       }
@@ -424,7 +426,8 @@ describe("--state: the JSON state files of earlier releases are converted", () =
 
 describe("--state: any size it accepts, it reloads", () => {
   it("100,000 clusters (10x the benchmark's) written through the store are all there after a restart through the real load path; the next create is refused at the cap with 422 quota_exceeded", async () => {
-    const statePath = join(mkdtempSync(join(tmpdir(), "cms-large-")), "state.db");
+    const dir = mkdtempSync(join(tmpdir(), "cms-large-"));
+    const statePath = join(dir, "state.db");
     const count = 100_000;
     const now = Date.now();
     const { store } = await StateStore.open(statePath, { cluster: () => undefined, creating: () => false });
@@ -461,6 +464,7 @@ describe("--state: any size it accepts, it reloads", () => {
       message: "The emulator holds at most 100,000 clusters and holds 100,000: delete clusters first",
     });
     await emu.close();
+    rmSync(dir, { recursive: true, force: true }); // about 200 MB
   }, 120_000);
 
   it("the caps are checked before anything is made: creates and scale-ups past them are 422, nothing changes; room made by a delete is used again", async () => {
