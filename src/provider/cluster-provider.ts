@@ -496,7 +496,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       } catch (e) {
         if (getting) {
           if (isNotFound(e) || statusOf(e) === 403) {
-            throw new Error(`Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets)})`);
+            throw new Error(
+              `Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
+            );
           }
           if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
         } else if (isNotFound(e)) {

@@ -9,7 +9,7 @@
  * `__inState`, tells check the name the state records (see `state-record.ts`); check consumes it.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { NodeSize, Phase } from "../shared/wire-types";
+import type { ClusterStatus, NodeSize, Phase } from "../shared/wire-types";
 import { serializableProvider } from "../provider/serializable";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { stateRecordOf } from "./state-record";
@@ -29,8 +29,9 @@ export interface ClusterConnectionArgs {
 /** Arguments of a {@link Cluster}. */
 export interface ClusterArgs {
   /**
-   * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name plus
-   * a random suffix. Changing it replaces the cluster.
+   * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-`
+   * and 7 characters derived from the project, stack and resource name (not random: the preview
+   * shows the name `up` creates, and a replacement gets a new one). Changing it replaces the cluster.
    */
   name?: pulumi.Input<string>;
   /** Number of control planes: 1 or 3. Changing it replaces the cluster. */
@@ -89,8 +90,8 @@ export class Cluster extends pulumi.dynamic.Resource {
   // constructor has just set.
   /** Cluster name (given or generated). */
   declare public readonly name: pulumi.Output<string>;
-  /** Current status: provisioning, running, scaling, upgrading, error or deleting. */
-  declare public readonly status: pulumi.Output<string>;
+  /** Status as last read: provisioning, running, scaling, upgrading, error or deleting. */
+  declare public readonly status: pulumi.Output<ClusterStatus>;
   /** `managed`, `onpremise` or `baremetal`. */
   declare public readonly phase: pulumi.Output<Phase>;
   /** Number of control planes. */
