@@ -128,10 +128,11 @@ async function main(): Promise<number> {
   const inState = new Set((deployment.resources ?? []).filter((r) => r.type === CLUSTER_TYPE && r.id).map((r) => r.id as string));
   const plan = planRecovery(pending, inState, await client.listAllClusters());
 
-  for (const i of plan.imports)
-    console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run: recording it`);
-  for (const c of plan.clears)
-    console.log(`cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`);
+  // Said once done (or with --dry-run): an import refused by the lock of a running update changes nothing.
+  const said = [
+    ...plan.imports.map((i) => `cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run: recording it`),
+    ...plan.clears.map((c) => `cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`),
+  ];
   if (plan.ambiguous.length > 0) {
     for (const a of plan.ambiguous) {
       const ids = a.candidates.map((c) => `${c.id} (created ${c.created_at}, ${c.status})`).join(", ");
@@ -143,7 +144,10 @@ async function main(): Promise<number> {
     }
     return 2;
   }
-  if (values["dry-run"]) return 0;
+  if (values["dry-run"]) {
+    for (const line of said) console.log(line);
+    return 0;
+  }
 
   if (allPending.length !== pending.length) {
     console.error(
@@ -151,6 +155,7 @@ async function main(): Promise<number> {
     );
   }
   writeBack(raw, plan, stack);
+  for (const line of said) console.log(line);
   console.log("cms-recover: the stack has no pending Cluster create; run `pulumi up`");
   return 0;
 }
