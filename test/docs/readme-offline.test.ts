@@ -97,6 +97,16 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
         expect(((await list.json()) as { items: Array<{ status: string }> }).items).toMatchObject([{ status: "running" }]);
 
         expect(fs.existsSync(path.join(project, "Pulumi.dev.yaml"))).toBe(true);
+
+        // "Change `workers: 2` to `3` and run `pulumi up --yes` again: the cluster is scaled in place."
+        expect(readme).toContain("Change `workers: 2` to `3` and run `pulumi up --yes` again: the cluster is scaled in place.");
+        const index = path.join(project, "index.ts");
+        fs.writeFileSync(index, fs.readFileSync(index, "utf8").replace("workers: 2", "workers: 3"));
+        await sh.type("pulumi up --yes", STEP_TIMEOUT);
+        expect(sh.output()).toMatch(/Cluster\s+dev\s+updated/);
+        const scaled = await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${token}` } });
+        expect(((await scaled.json()) as { items: Array<{ workers: number }> }).items).toMatchObject([{ workers: 3 }]);
+
         await sh.type(cleanUp, STEP_TIMEOUT);
         expect(sh.output()).toMatch(/Cluster\s+dev\s+deleted/);
         expect(sh.output()).toContain("Stack 'dev' has been removed");
