@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { codeBlocks } from "../support/docs";
-import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
+import { envWithNode, installProject, nodeBin, packTarball, PULUMI_TEMPLATE_COMPILER_OPTIONS, workDir } from "../support/packages";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 5 * 60_000;
@@ -21,22 +21,13 @@ const STEP_TIMEOUT = 5 * 60_000;
 const installed = (name: string): string =>
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")).version;
 
-/** `pulumi new typescript`'s tsconfig.json. */
-const TEMPLATE_OPTIONS = {
-  strict: true,
-  outDir: "bin",
-  target: "es2020",
-  module: "commonjs",
-  moduleResolution: "node",
-  sourceMap: true,
-  experimentalDecorators: true,
-  pretty: false,
-  noFallthroughCasesInSwitch: true,
-  noImplicitReturns: true,
-  forceConsistentCasingInFileNames: true,
-};
 const VARIANTS = [
-  { name: "Pulumi's TypeScript template (module commonjs, moduleResolution node)", type: undefined, options: TEMPLATE_OPTIONS },
+  {
+    name: "Pulumi's TypeScript template (module commonjs, moduleResolution node)",
+    type: undefined,
+    // Plain diagnostics, one per line, so that each is traced to its snippet.
+    options: { ...PULUMI_TEMPLATE_COMPILER_OPTIONS, pretty: false },
+  },
   { name: "ESM (type module, module nodenext)", type: "module", options: { strict: true, target: "es2022", module: "nodenext" } },
 ] as const;
 

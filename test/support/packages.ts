@@ -17,6 +17,21 @@ const execFile = promisify(execFileCb);
 export const NEWEST_SDK = "3.270.0";
 export const LOWEST_SDK = "3.141.0";
 
+/** The compiler options of `pulumi new typescript`'s tsconfig.json: what most Pulumi programs compile with. */
+export const PULUMI_TEMPLATE_COMPILER_OPTIONS = {
+  strict: true,
+  outDir: "bin",
+  target: "es2020",
+  module: "commonjs",
+  moduleResolution: "node",
+  sourceMap: true,
+  experimentalDecorators: true,
+  pretty: true,
+  noFallthroughCasesInSwitch: true,
+  noImplicitReturns: true,
+  forceConsistentCasingInFileNames: true,
+} as const;
+
 /** A temporary directory removed by the caller's cleanup. */
 export function workDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-cms-${prefix}-`));
