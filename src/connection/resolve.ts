@@ -43,6 +43,8 @@ export interface ConnectionSources {
   config?: ConnectionInputs;
   /** Environment (`CMS_ENDPOINT`, `CMS_TOKEN`); `process.env` by default. */
   env?: Record<string, string | undefined>;
+  /** Whose `connection` argument a missing setting's message names; `"resource"` by default. */
+  caller?: "resource" | "function";
 }
 
 /** Raised when a setting is missing everywhere; names every place it looked. */
@@ -64,15 +66,17 @@ export function resolveConnection(sources: ConnectionSources): Connection {
   const env = sources.env ?? process.env;
   const endpoint = [sources.explicit?.endpoint, sources.config?.endpoint, env[ENV_ENDPOINT]].find(present);
   const token = [sources.explicit?.token, sources.config?.token, env[ENV_TOKEN]].find(present);
+  const argument = (member: string) =>
+    sources.caller === "function" ? `pass \`connection: { ${member} }\` to the function` : `set the resource's connection.${member}`;
   if (!endpoint) {
     throw new ConnectionError(
-      "No Cluster Management Service endpoint is configured: set the resource's connection.endpoint, " +
+      `No Cluster Management Service endpoint is configured: ${argument("endpoint")}, ` +
         `run \`pulumi config set ${CONFIG_ENDPOINT_KEY} <url>\`, or set ${ENV_ENDPOINT}.`,
     );
   }
   if (!token) {
     throw new ConnectionError(
-      "No Cluster Management Service token is configured: set the resource's connection.token, " +
+      `No Cluster Management Service token is configured: ${argument("token")}, ` +
         `run \`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\`, or set ${ENV_TOKEN}.`,
     );
   }

@@ -8,8 +8,15 @@ import { redact } from "../client/redact";
 import { parseApiPath } from "../shared/api-paths";
 import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
 
+/**
+ * What the failed call was for: a resource the stack holds (`"stack"`: a cluster missing there may
+ * have been deleted outside Pulumi, which `pulumi refresh` records), or a lookup by id
+ * (`"lookup"`: `Cluster.get` and the functions, which the stack does not hold).
+ */
+export type FailureContext = "stack" | "lookup";
+
 /** What a Pulumi user does about this error, or `undefined` when the client's hint says it all. */
-export function pulumiAdvice(e: unknown): string | undefined {
+export function pulumiAdvice(e: unknown, context: FailureContext = "stack"): string | undefined {
   if (e instanceof UnauthorizedError || e instanceof ForbiddenError) {
     return `Set the token with \`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\` or the \`${ENV_TOKEN}\` environment variable.`;
   }
@@ -19,7 +26,7 @@ export function pulumiAdvice(e: unknown): string | undefined {
       "(after a killed run: `cms-recover --adopt <id>`); if none is, give the Cluster another `name`."
     );
   }
-  if (e instanceof NotFoundError) {
+  if (e instanceof NotFoundError && context === "stack") {
     const { clusterId, nodeId } = parseApiPath(e.path) ?? {};
     if (clusterId && !nodeId) return "If it was deleted outside Pulumi, `pulumi refresh` updates the stack.";
   }
@@ -31,8 +38,8 @@ export function pulumiAdvice(e: unknown): string | undefined {
  * secrets replaced. The client already keeps tokens out of its errors; this is the second lock on
  * the door, for messages that reach the Pulumi CLI and its logs.
  */
-export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefined> = []): string {
+export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefined> = [], context: FailureContext = "stack"): string {
   const raw = e instanceof Error ? e.message : typeof e === "string" ? e : String(e);
-  const advice = pulumiAdvice(e);
+  const advice = pulumiAdvice(e, context);
   return redact(advice ? `${raw} ${advice}` : raw, secrets);
 }

@@ -5,9 +5,10 @@
  * The first stdout line is always `cms-emulator listening on http://HOST:PORT`; generated
  * tokens are printed once after it. Tokens given by flag or file are never printed.
  */
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { PLANS } from "./auth";
+import { PLANS, toPrincipal } from "./auth";
 import { startEmulator } from "./index";
 import { parsePlanLimits } from "./limits";
 import { DEFAULT_TIMINGS } from "./state";
@@ -46,11 +47,26 @@ Options:
                             instead, a namespace per cluster in the cluster FILE's current
                             context reaches (kind, minikube, k3d)
   --log                     log one line per request (never headers or bodies)
+  --background              return once it listens (exit status non-zero, with the error,
+                            when it cannot start); it keeps running, and its errors still
+                            go to this stderr; stop it with kill PID
+  --pid-file FILE           write the process id to FILE once listening (removed on stop)
   -h, --help                show this help
 `;
 
+/** The command line: the emulator's options and how the process runs. */
+export interface CliOptions {
+  emulator: EmulatorOptions;
+  /** Return once listening, leaving the emulator running in a process of its own. */
+  background: boolean;
+  pidFile?: string;
+}
+
+/** Set in the process that `--background` starts: it reports readiness to its starter over IPC. */
+const BACKGROUND_CHILD_ENV = "CMS_EMULATOR_BACKGROUND_CHILD";
+
 /** Parses argv into emulator options; throws Error with a message naming the flag. */
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): EmulatorOptions | "help" {
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions | "help" {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -72,6 +88,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       "kubernetes-bin": { type: "string" },
       "kubernetes-kubeconfig": { type: "string" },
       log: { type: "boolean" },
+      background: { type: "boolean" },
+      "pid-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -96,8 +114,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (!PLANS.includes(values.plan as Plan)) throw new Error(`--plan must be one of ${PLANS.join(", ")}`);
     opts.plan = values.plan as Plan;
   }
-  opts.token = values.token ?? env.CMS_EMULATOR_TOKEN ?? undefined;
-  opts.adminToken = values["admin-token"] ?? env.CMS_EMULATOR_ADMIN_TOKEN ?? undefined;
+  opts.token = flagToken(values.token !== undefined ? "--token" : "CMS_EMULATOR_TOKEN", values.token ?? env.CMS_EMULATOR_TOKEN);
+  opts.adminToken = flagToken(
+    values["admin-token"] !== undefined ? "--admin-token" : "CMS_EMULATOR_ADMIN_TOKEN",
+    values["admin-token"] ?? env.CMS_EMULATOR_ADMIN_TOKEN,
+  );
   if (values.tokens !== undefined) opts.tokens = readTokensFile(values.tokens);
   if (values.state !== undefined) opts.statePath = values.state;
   if (values["rate-limits"] !== undefined) opts.planLimits = parsePlanLimits(values["rate-limits"]);
@@ -110,7 +131,22 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (values["kubernetes-kubeconfig"] !== undefined) opts.kubernetes.kubeconfig = values["kubernetes-kubeconfig"];
   }
   opts.logger = values.log ?? false;
-  return opts;
+  if (values["pid-file"] === "") throw new Error("--pid-file must name a file");
+  return { emulator: opts, background: values.background ?? false, pidFile: values["pid-file"] };
+}
+
+/**
+ * A token given by flag or environment, checked by the rule of every service token, with the
+ * message naming the flag (or variable) rather than the token list it would otherwise join.
+ */
+function flagToken(source: string, token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  try {
+    toPrincipal({ token, permissions: ["read"], scope: "*", plan: "enterprise" }, source);
+  } catch (e) {
+    throw new Error((e as Error).message.replace(`${source}.token `, `${source} `));
+  }
+  return token;
 }
 
 function readTokensFile(file: string): TokenSpec[] {
@@ -131,21 +167,58 @@ function readTokensFile(file: string): TokenSpec[] {
   if (!Array.isArray(tokens) || tokens.length === 0) {
     throw new Error(`--tokens ${file}: expected {"tokens":[{"token","permissions","scope","plan","expires_at"?}, ...]}`);
   }
+  for (const [i, spec] of tokens.entries()) {
+    try {
+      toPrincipal(spec, `tokens[${i}]`);
+    } catch (e) {
+      throw new Error(`--tokens ${file}: ${(e as Error).message}`);
+    }
+  }
   return tokens as TokenSpec[];
 }
 
+/**
+ * `--background`: start this command again, without the flag, in a session of its own; print its
+ * start-up lines and return 0 once it listens, or its exit status once it has failed (its error is
+ * on the shared stderr). Its stderr stays this one's, so a later failure is not silent either.
+ */
+function runInBackground(argv: string[]): void {
+  const args = argv.filter((a) => a !== "--background");
+  const child = spawn(process.execPath, [__filename, ...args], {
+    detached: true,
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    env: { ...process.env, [BACKGROUND_CHILD_ENV]: "1" },
+  });
+  const failed = (code: number | null, signal: NodeJS.Signals | null) => {
+    process.stderr.write(`cms-emulator: exited before listening (${signal ?? `status ${code}`})\n`);
+    process.exit(code || 1);
+  };
+  child.on("exit", failed);
+  child.on("message", (startup) => {
+    child.off("exit", failed);
+    process.stdout.write(`${String(startup)}cms-emulator running in the background: pid ${child.pid} (stop it with: kill ${child.pid})\n`);
+    child.disconnect();
+    child.unref();
+  });
+}
+
 async function main(): Promise<void> {
-  let opts: EmulatorOptions | "help";
+  let cli: CliOptions | "help";
   try {
-    opts = parseCli(process.argv.slice(2));
+    cli = parseCli(process.argv.slice(2));
   } catch (e) {
     process.stderr.write(`cms-emulator: ${(e as Error).message}\n\n${USAGE}`);
     process.exit(2);
   }
-  if (opts === "help") {
+  if (cli === "help") {
     process.stdout.write(USAGE);
     return;
   }
+  if (cli.background) {
+    runInBackground(process.argv.slice(2));
+    return;
+  }
+  const opts = cli.emulator;
   const generatedToken = opts.token === undefined && opts.tokens === undefined;
   const generatedAdmin = opts.adminToken === undefined;
   let emu: RunningEmulator;
@@ -155,11 +228,11 @@ async function main(): Promise<void> {
     process.stderr.write(`cms-emulator: ${(e as Error).message}\n`);
     process.exit(1);
   }
-  process.stdout.write(`cms-emulator listening on ${emu.url}\n`);
-  if (generatedToken) {
-    process.stdout.write(`dev token (read, write, admin; scope *; plan ${opts.plan ?? "enterprise"}): ${emu.token}\n`);
-  }
-  if (generatedAdmin) process.stdout.write(`admin token (/_emulator/ control API): ${emu.adminToken}\n`);
+  let startup = `cms-emulator listening on ${emu.url}\n`;
+  if (generatedToken) startup += `dev token (read, write, admin; scope *; plan ${opts.plan ?? "enterprise"}): ${emu.token}\n`;
+  if (generatedAdmin) startup += `admin token (/_emulator/ control API): ${emu.adminToken}\n`;
+  const { pidFile } = cli;
+  if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -168,6 +241,7 @@ async function main(): Promise<void> {
     emu
       .close()
       .then(() => {
+        if (pidFile) rmSync(pidFile, { force: true });
         process.stderr.write(`cms-emulator stopped (${signal})\n`);
         process.exit(0);
       })
@@ -178,7 +252,14 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  watchLauncher(() => stop("npm exec, which started it, has exited"));
+  if (process.env[BACKGROUND_CHILD_ENV] === "1" && process.send) {
+    // Started by --background: the starter prints the lines and returns; this process is on its own.
+    process.send(startup);
+    process.channel?.unref();
+  } else {
+    process.stdout.write(startup);
+    watchLauncher(() => stop("npm exec, which started it, has exited"));
+  }
 }
 
 if (require.main === module) void main();

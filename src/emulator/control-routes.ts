@@ -44,35 +44,47 @@ export function registerControlRoutes(
           "The admin token is missing, invalid or expired: send Authorization: Bearer <adminToken>",
         );
       });
-      const done = <T>(p: Promise<T>, reply: { code(n: number): { send(b?: unknown): unknown } }) => p.then(() => reply.code(204).send());
+      // Every answer has a JSON body, so a console call can be read (and piped to jq) like any other.
+      type Reply = { code(n: number): { send(b?: unknown): unknown } };
+      const answer = async (p: Promise<unknown>, body: unknown, reply: Reply) => {
+        await p;
+        return reply.code(200).send(body);
+      };
+      /** A console action on a cluster answers with the cluster as it is right after the action. */
+      const onCluster = async (id: string, p: Promise<unknown>, reply: Reply) => {
+        await p;
+        const cluster = (await control.clusters()).find((c) => c.id === id);
+        return reply.code(200).send(cluster ?? { id, gone: true });
+      };
 
-      ctl.post("/reset", async (_req, reply) => done(control.reset(), reply));
+      ctl.post("/reset", async (_req, reply) => answer(control.reset(), { reset: true }, reply));
       ctl.get("/faults", async () => ({ items: await control.faults() }));
       ctl.post<{ Body: Body }>("/faults", async (req, reply) =>
         reply.code(201).send(await control.injectFault(object(req.body) as unknown as FaultSpec)),
       );
-      ctl.delete("/faults", async (_req, reply) => done(control.clearFaults(), reply));
-      ctl.post<{ Body: Body }>("/fail-next", async (req, reply) =>
-        done(control.failNext(object(req.body).operation as "create" | "update"), reply),
-      );
+      ctl.delete("/faults", async (_req, reply) => answer(control.clearFaults(), { items: [] }, reply));
+      ctl.post<{ Body: Body }>("/fail-next", async (req, reply) => {
+        const { operation } = object(req.body);
+        return answer(control.failNext(operation as "create" | "update"), { failNext: operation }, reply);
+      });
       ctl.post<{ Body: Body; Params: Params }>("/clusters/:cluster_id/scale", async (req, reply) =>
-        done(control.scale(req.params.cluster_id, object(req.body).workers as number), reply),
+        onCluster(req.params.cluster_id, control.scale(req.params.cluster_id, object(req.body).workers as number), reply),
       );
       ctl.post<{ Body: Body; Params: Params }>("/clusters/:cluster_id/resize", async (req, reply) =>
-        done(control.resize(req.params.cluster_id, object(req.body).node_size as string), reply),
+        onCluster(req.params.cluster_id, control.resize(req.params.cluster_id, object(req.body).node_size as string), reply),
       );
       ctl.post<{ Body: Body; Params: Params }>("/clusters/:cluster_id/upgrade", async (req, reply) =>
-        done(control.upgrade(req.params.cluster_id, object(req.body).kubernetes_version as string), reply),
+        onCluster(req.params.cluster_id, control.upgrade(req.params.cluster_id, object(req.body).kubernetes_version as string), reply),
       );
       ctl.delete<{ Params: Params }>("/clusters/:cluster_id", async (req, reply) =>
-        done(control.deleteCluster(req.params.cluster_id), reply),
+        onCluster(req.params.cluster_id, control.deleteCluster(req.params.cluster_id), reply),
       );
       ctl.post<{ Params: Params }>("/clusters/:cluster_id/rotate-kubeconfig", async (req, reply) =>
-        done(control.rotateKubeconfig(req.params.cluster_id), reply),
+        onCluster(req.params.cluster_id, control.rotateKubeconfig(req.params.cluster_id), reply),
       );
       ctl.get("/clusters", async () => ({ items: await control.clusters() }));
       ctl.get("/request-counts", async () => control.requestCounts());
-      ctl.delete("/request-counts", async (_req, reply) => done(control.resetRequestCounts(), reply));
+      ctl.delete("/request-counts", async (_req, reply) => answer(control.resetRequestCounts(), {}, reply));
       ctl.post<{ Body: Body }>("/tokens", async (req, reply) => {
         await control.addToken(object(req.body) as unknown as TokenSpec);
         return reply.code(201).send({ added: true });
@@ -80,8 +92,7 @@ export function registerControlRoutes(
       ctl.delete<{ Body: Body }>("/tokens", async (req, reply) => {
         const { token } = object(req.body);
         if (typeof token !== "string" || token === "") throw validationFailed("token must be a non-empty string");
-        await control.revokeToken(token);
-        return reply.code(204).send();
+        return answer(control.revokeToken(token), { revoked: true }, reply);
       });
       ctl.get("/timings", async () => control.timings());
       ctl.patch<{ Body: Body }>("/timings", async (req) => {

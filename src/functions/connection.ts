@@ -40,6 +40,7 @@ export function functionClient(connection: FunctionConnectionArgs | undefined): 
     explicit: dropEmpty(connection ?? {}),
     config: connectionFromStackConfig(),
     env: process.env,
+    caller: "function",
   });
   return { client: createClient({ endpoint: resolved.endpoint, token: resolved.token }), token: resolved.token };
 }
@@ -57,7 +58,7 @@ export async function callApi<T>(
   try {
     return await call(client);
   } catch (e) {
-    throw new Error(`${fn}: ${safeMessage(e, [token])}`);
+    throw new Error(`${fn}: ${safeMessage(e, [token], "lookup")}`);
   }
 }
 

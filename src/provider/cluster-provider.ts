@@ -25,11 +25,12 @@ import { diffCluster } from "./diff";
 import { isConflict, isNotFound, statusOf, UnprovenOwnershipError } from "../client/errors";
 import { ClusterInitError } from "./errors";
 import { startEngineWatchdog } from "./engine-watchdog";
+import { withoutHostEchoes } from "./host-echo";
 import { chooseKubeconfig } from "./kubeconfig";
 import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "./mapping";
 import { nextAutoNameGeneration } from "./naming";
 import { containsUnknown } from "./unknown";
-import { engineAddressFromHost, progressSink } from "./progress";
+import { progressSink } from "./progress";
 import { retryLine } from "./progress-line";
 import type { PollSchedule } from "./schedule";
 import { forgetReads, readCluster } from "./shared-reads";
@@ -61,7 +62,6 @@ export interface ProviderSettings {
 
 // Inside the dynamic-provider host: exit when the engine that started us is gone (a killed job).
 startEngineWatchdog();
-dropHostEchoes();
 
 /** What a refused token during refresh or destroy means, and the commands that work. */
 const STALE_TOKEN_HINT =
@@ -529,7 +529,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       } catch (e) {
         if (getting) {
           if (isNotFound(e) || statusOf(e) === 403) {
-            throw new Error(`Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets)})`);
+            throw new Error(
+              `Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
+            );
           }
           if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
         } else if (isNotFound(e)) {
@@ -612,15 +614,11 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
      * cluster is gone (404).
      */
     async delete(id: string, raw: Record<string, unknown>): Promise<void> {
-      try {
-        await removeCluster(id, raw);
-      } catch (e) {
-        throw withoutHostEcho(e);
-      }
+      await removeCluster(id, raw);
     },
   };
 
-  return Object.assign(provider, {
+  return Object.assign(withoutHostEchoes(provider), {
     setSettings(next: ProviderSettings): ProviderSettings {
       const previous = settings;
       settings = next;
@@ -643,31 +641,6 @@ export function setProviderSettings(next: ProviderSettings): ProviderSettings {
 /** Forget what `configure` stored in the default provider (tests). */
 export function resetConfiguredConnection(): void {
   clusterProvider.resetConfigured();
-}
-
-/**
- * The dynamic-provider host prints a failed delete as `${e}: ${e.stack}` on stderr, besides
- * returning it to the engine, which shows it: the message twice, the second time with a stack of
- * source paths. The engine's copy is the one to keep, so the host's echo is given a stack-less
- * copy of the message to print, and that exact line is dropped (see {@link dropHostEchoes}).
- */
-function withoutHostEcho(e: unknown): Error {
-  const err = e instanceof Error ? e : new Error(String(e));
-  err.stack = "";
-  hostEchoes.add(`${err}: `);
-  return err;
-}
-
-const hostEchoes = new Set<string>();
-
-/** In the host process only: drop the host's stderr echo of errors marked by {@link withoutHostEcho}. */
-function dropHostEchoes(): void {
-  if (!engineAddressFromHost()) return;
-  const original = console.error.bind(console);
-  console.error = (...args: unknown[]) => {
-    if (args.length === 1 && typeof args[0] === "string" && hostEchoes.delete(args[0])) return;
-    original(...args);
-  };
 }
 
 function describeCluster(c: ApiCluster): string {

@@ -151,12 +151,14 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  for (const i of plan.imports) {
-    const why = i.why === "seeded name" ? "it carries the stack's own auto-name" : "named with --adopt";
-    console.log(`cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run (${why}): recording it`);
-  }
-  for (const c of plan.clears)
-    console.log(`cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`);
+  // Said once done (or with --dry-run): an import refused by the lock of a running update changes nothing.
+  const said = [
+    ...plan.imports.map((i) => {
+      const why = i.why === "seeded name" ? "it carries the stack's own auto-name" : "named with --adopt";
+      return `cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run (${why}): recording it`;
+    }),
+    ...plan.clears.map((c) => `cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`),
+  ];
   if (plan.undecided.length > 0) {
     for (const u of plan.undecided) {
       const why =
@@ -172,7 +174,10 @@ async function main(): Promise<number> {
     }
     return 2;
   }
-  if (values["dry-run"]) return 0;
+  if (values["dry-run"]) {
+    for (const line of said) console.log(line);
+    return 0;
+  }
 
   if (allPending.length !== pending.length) {
     console.error(
@@ -180,6 +185,7 @@ async function main(): Promise<number> {
     );
   }
   writeBack(raw, plan, stack);
+  for (const line of said) console.log(line);
   console.log("cms-recover: the stack has no pending Cluster create; run `pulumi up`");
   return 0;
 }

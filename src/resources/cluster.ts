@@ -10,7 +10,7 @@
  * Auto-named clusters also carry the stack's auto-name seed, `__seed` (see `autoname-seed.ts`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { NodeSize, Phase } from "../shared/wire-types";
+import type { ClusterStatus, NodeSize, Phase } from "../shared/wire-types";
 import { serializableProvider } from "../provider/serializable";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { autoNameSeedFor } from "./autoname-seed";
@@ -31,10 +31,10 @@ export interface ClusterConnectionArgs {
 /** Arguments of a {@link Cluster}. */
 export interface ClusterArgs {
   /**
-   * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name plus
-   * a 7-character suffix derived from the resource's URN and a random seed kept in the stack's
-   * state (stable for the life of the resource; a replacement gets the next one). Changing it
-   * replaces the cluster.
+   * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-`
+   * and 7 characters derived from the project, stack and resource name and a random seed kept in
+   * the stack's state (the preview shows the name `up` creates once the stack has its seed, no
+   * other stack computes it, and a replacement gets a new one). Changing it replaces the cluster.
    */
   name?: pulumi.Input<string>;
   /** Number of control planes: 1 or 3. Changing it replaces the cluster. */
@@ -93,8 +93,8 @@ export class Cluster extends pulumi.dynamic.Resource {
   // constructor has just set.
   /** Cluster name (given or generated). */
   declare public readonly name: pulumi.Output<string>;
-  /** Current status: provisioning, running, scaling, upgrading, error or deleting. */
-  declare public readonly status: pulumi.Output<string>;
+  /** Status as last read: provisioning, running, scaling, upgrading, error or deleting. */
+  declare public readonly status: pulumi.Output<ClusterStatus>;
   /** `managed`, `onpremise` or `baremetal`. */
   declare public readonly phase: pulumi.Output<Phase>;
   /** Number of control planes. */

@@ -3,7 +3,7 @@
  * shape of the functions' results and of the Cluster's reported outputs. Pure.
  */
 import { omitUndefinedDeep } from "./omit-undefined";
-import type { ApiCluster, ApiClusterSummary, ApiNode, NodeSize, Phase } from "./wire-types";
+import type { ApiCluster, ApiClusterSummary, ApiNode, ClusterStatus, NodeRole, NodeSize, NodeStatus, Phase } from "./wire-types";
 
 /**
  * What the service reports about a cluster, in camelCase: the fields shared by the Cluster's
@@ -13,7 +13,7 @@ export interface ClusterAttributes {
   /** Cluster name. */
   name: string;
   /** provisioning, running, scaling, upgrading, error or deleting (as last seen). */
-  status: string;
+  status: ClusterStatus;
   /** managed, onpremise or baremetal. */
   phase: Phase;
   /** Number of control planes (1 or 3). */
@@ -51,9 +51,9 @@ export interface NodeInfo {
   /** Node name. */
   name: string;
   /** controlplane or worker. */
-  role: string;
+  role: NodeRole;
   /** provisioning, installing, joining, ready, not_ready, draining or deleting. */
-  status: string;
+  status: NodeStatus;
   /** Node size. */
   nodeSize: NodeSize;
   /** Internal IP address. */

@@ -38,4 +38,13 @@ describe("connection resolution", () => {
     expect(message).toMatch(/pulumi config set --secret cms:token/);
     expect(message).toMatch(/CMS_TOKEN/);
   });
+
+  it("names the function's connection argument, not a resource's, when a function call has none", () => {
+    expect(() => resolveConnection({ env: {}, caller: "function" })).toThrow(/pass `connection: \{ endpoint \}` to the function/);
+    expect(() => resolveConnection({ env: { CMS_ENDPOINT: "http://e:1" }, caller: "function" })).toThrow(
+      /pass `connection: \{ token \}` to the function/,
+    );
+    expect(() => resolveConnection({ env: {}, caller: "function" })).not.toThrow(/resource/);
+    expect(() => resolveConnection({ env: {} })).toThrow(/set the resource's connection\.endpoint/);
+  });
 });

@@ -25,6 +25,12 @@ describe("messages a Pulumi user sees", () => {
     expect(pulumiAdvice(apiError(404, "/v1/clusters/cls_1/nodes/node_1"))).toBeUndefined();
   });
 
+  it("does not point a lookup by id (Cluster.get, the functions) at `pulumi refresh`: the stack does not hold it", () => {
+    const gone = apiError(404, "/v1/clusters/cls_1");
+    expect(safeMessage(gone, [], "lookup")).toBe(gone.message);
+    expect(pulumiAdvice(apiError(401, "/v1/clusters/cls_1"), "lookup")).toMatch(/pulumi config set --secret cms:token/);
+  });
+
   it("adds nothing to errors that have no Pulumi remedy", () => {
     const offline = networkErrorFrom({ method: "GET", path: "/v1/clusters", code: "ECONNREFUSED" });
     expect(safeMessage(offline)).toBe(offline.message);

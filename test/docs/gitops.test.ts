@@ -1,16 +1,30 @@
 /**
  * docs/gitops.md, run as written: each bash block under its heading runs with `bash -eu` in a
  * git repository holding a Pulumi project that depends on the packed package, with the
- * variables the doc says come from the CI's secret store. Between the jobs, what a pipeline
- * would see: the preview changes nothing, the merge creates the cluster, the drift gate passes,
- * then fails once the cluster is scaled in the console.
+ * variables the doc says come from the CI's secret store (the pull-request job and the drift gate
+ * with a read-only token, as the doc says they may). Between the jobs, what a pipeline would see:
+ * the preview changes nothing, the merge creates the cluster, the drift gate passes, then fails
+ * once the cluster is changed in the console, with the values, which the pull request's preview
+ * shows too; the merge beside a live `pulumi up` changes nothing and lets it finish; after a job
+ * killed while creating, the merge removes its lock, records the cluster and deploys.
  */
 import { execFile as execFileCb, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findPulumi, lifecycleSkipped, REPO_ROOT, startLifecycleEmulator, type LifecycleEmulator } from "../lifecycle/harness.mjs";
+import {
+  eventually,
+  execFile as runCli,
+  findPulumi,
+  killTree,
+  LIFECYCLE_TIMINGS,
+  lifecycleSkipped,
+  REPO_ROOT,
+  type RunResult,
+  startLifecycleEmulator,
+  type LifecycleEmulator,
+} from "../lifecycle/harness.mjs";
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
 import { bashBlockAfter } from "../support/docs";
 
@@ -18,11 +32,15 @@ const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 6 * 60_000;
 const DOC = path.join(REPO_ROOT, "docs", "gitops.md");
 
+// WORKERS and EXTRA stand for other commits of the program: what a person's `pulumi up`, or a job
+// that gets killed, deploys beside the pipeline.
 const PROGRAM = `"use strict";
 const cms = require("pulumi-cms");
-const cluster = new cms.Cluster("prod", { controlPlanes: 1, workers: 2, nodeSize: "small" });
+const cluster = new cms.Cluster("prod", { controlPlanes: 1, workers: Number(process.env.WORKERS || 2), nodeSize: "small" });
+if (process.env.EXTRA) new cms.Cluster("extra", { name: "extra", controlPlanes: 1, workers: 1, nodeSize: "small" });
 exports.clusterId = cluster.id;
 `;
+const READ_ONLY_TOKEN = "tok-gitops-read-only";
 
 describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the emulator", () => {
   let emu: LifecycleEmulator;
@@ -32,11 +50,14 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
   const doc = fs.readFileSync(DOC, "utf8");
 
   /** Run one job of the doc; resolves with its output, rejects with it on a non-zero exit. */
-  async function job(title: string, { allowFailure = false } = {}): Promise<{ code: number; output: string }> {
+  async function job(
+    title: string,
+    { allowFailure = false, extraEnv = {} as NodeJS.ProcessEnv } = {},
+  ): Promise<{ code: number; output: string }> {
     try {
       const { stdout, stderr } = await execFile("bash", ["-eu", "-c", bashBlockAfter(doc, `### ${title}`, "docs/gitops.md")], {
         cwd: repo,
-        env,
+        env: { ...env, ...extraEnv },
         maxBuffer: 64 * 1024 * 1024,
       });
       return { code: 0, output: stdout + stderr };
@@ -87,10 +108,31 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
       PULUMI_BACKEND_URL: `file://${path.join(work, "backend")}`,
       PULUMI_HOME: path.join(work, "home"),
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      JOB_TIMEOUT_MINUTES: "60",
       NO_COLOR: "1",
     });
     delete env.PULUMI_ACCESS_TOKEN;
+    await emu.control.addToken({ token: READ_ONLY_TOKEN, permissions: ["read"], scope: "*", plan: "enterprise" });
   }, STEP_TIMEOUT);
+
+  /** The jobs that only read, with a token that may only read. */
+  const readOnly = { extraEnv: { CMS_TOKEN: READ_ONLY_TOKEN } };
+
+  /** A `pulumi up` of another commit of the program, started beside the jobs. */
+  function upBeside(extraEnv: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, cwd = repo): Promise<RunResult> {
+    return runCli("pulumi", ["up", "--stack", "prod", "--yes", "--non-interactive", "--skip-preview"], {
+      cwd,
+      env: { ...env, ...extraEnv },
+      onSpawn: (child) => onSpawn?.(child.pid!),
+    });
+  }
+
+  /** The stack's lock files (the self-managed backend's `.pulumi/locks`). */
+  function lockFiles(): string[] {
+    const dir = path.join(work, "backend", ".pulumi", "locks");
+    if (!fs.existsSync(dir)) return [];
+    return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".json")).map((f) => path.join(dir, f));
+  }
 
   afterAll(async () => {
     if (repo && env) {
@@ -118,7 +160,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
     "pull request: the preview shows the create and changes nothing",
     async () => {
       await emu.control.resetRequestCounts();
-      const { output } = await job("Pull request");
+      const { output } = await job("Pull request", readOnly);
       expect(output).toMatch(/\+ pulumi-nodejs:dynamic\/cms:Cluster: \(create\)/);
       expect(output).toMatch(/\+ \d+ to create/);
       expect(await emu.clusters()).toEqual([]);
@@ -140,25 +182,113 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
   );
 
   it(
-    "schedule: the drift gate passes, then fails once the cluster is scaled in the console",
+    "schedule: the drift gate passes, then fails with the values once the cluster is changed in the console",
     async () => {
-      await job("Drift gate");
+      await job("Drift gate", readOnly);
       const [cluster] = await emu.clusters();
       await emu.control.scale(cluster.id, 4);
       await emu.waitForCluster(cluster.id, (c) => c?.status === "running");
-      const drifted = await job("Drift gate", { allowFailure: true });
+      await emu.control.resize(cluster.id, "medium");
+      await emu.waitForCluster(cluster.id, (c) => c?.status === "running");
+      const drifted = await job("Drift gate", { ...readOnly, allowFailure: true });
       expect(drifted.code).not.toBe(0);
-      expect(drifted.output).toMatch(/workers/);
+      expect(drifted.output).toMatch(/workers\s*:\s*4 => 2/);
+      expect(drifted.output).toMatch(/nodeSize\s*:\s*"medium" => "small"/);
     },
     STEP_TIMEOUT,
   );
 
   it(
-    "merge again: up puts the program's workers back",
+    "pull request: the preview shows what the merge will put back, and still changes nothing",
+    async () => {
+      await emu.control.resetRequestCounts();
+      const { output } = await job("Pull request", readOnly);
+      expect(output).toMatch(/workers\s*:\s*4 => 2/);
+      expect(output).toMatch(/nodeSize\s*:\s*"medium" => "small"/);
+      const counts = await emu.control.requestCounts();
+      expect(Object.keys(counts).filter((k) => !k.startsWith("GET "))).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "merge again: up puts the program's workers and node size back",
     async () => {
       await job("Merge");
       const [cluster] = await emu.clusters();
-      expect(cluster).toMatchObject({ workers: 2, status: "running" });
+      expect(cluster).toMatchObject({ workers: 2, node_size: "small", status: "running" });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "merge beside a live `pulumi up`: the merge fails and changes nothing; the live update finishes",
+    async () => {
+      const [cluster] = await emu.clusters();
+      // Another checkout of the repository (another runner, a person's laptop) on the same backend.
+      const other = path.join(work, "other");
+      fs.cpSync(repo, other, { recursive: true, verbatimSymlinks: true });
+      // The service answers the live update's reads with 503 until the merge job is over: the
+      // update keeps polling, holding the stack's lock, for as long as the test needs.
+      await emu.control.resetRequestCounts();
+      await emu.control.injectFault({ kind: "status", status: 503, method: "GET", path: "/v1/clusters", count: 1_000_000 });
+      let live: Promise<RunResult> | undefined;
+      try {
+        live = upBeside({ WORKERS: "3" }, undefined, other);
+        await eventually(async () => ((await emu.control.requestCounts())["GET /v1/clusters/:cluster_id"] ?? 0) > 0, {
+          timeoutMs: 120_000,
+          what: "the live update polling the scaled cluster",
+        });
+        expect(await emu.clusters()).toMatchObject([{ id: cluster.id, workers: 3 }]);
+        const merge = await job("Merge", { allowFailure: true });
+        expect(merge.code, merge.output).not.toBe(0);
+        expect(merge.output).toContain("an update may be running; nothing was changed");
+        expect(lockFiles()).toHaveLength(1);
+        await emu.control.clearFaults();
+        const finished = await live;
+        expect(finished.code, finished.output).toBe(0);
+        // What `pulumi cancel` says when it cancels an update: never here.
+        for (const output of [merge.output, finished.output]) expect(output).not.toMatch(/has been canceled/);
+        expect(await emu.clusters()).toMatchObject([{ id: cluster.id, workers: 3, status: "running" }]);
+        expect(lockFiles()).toEqual([]);
+      } finally {
+        await emu.control.clearFaults();
+        await live;
+      }
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "merge after a job killed while creating: its lock is removed, its cluster recorded, the program deployed",
+    async () => {
+      await emu.control.setTimings({ provisionSeconds: 8 });
+      try {
+        let pid = 0;
+        const killed = upBeside({ EXTRA: "1" }, (p) => (pid = p));
+        const extra = await eventually(async () => (await emu.clusters()).find((c) => c.name === "extra"), {
+          timeoutMs: 120_000,
+          what: "the killed job's POST of cluster extra",
+        });
+        killTree(pid);
+        await killed;
+        // The killed job's lock, its create pending in the state.
+        const [lock] = lockFiles();
+        const taken = Date.parse(JSON.parse(fs.readFileSync(lock, "utf8")).timestamp);
+        // With no time left in the job timeout, the lock is a killed job's as soon as it is older than 0 s.
+        await eventually(() => Date.now() - taken > 1_500, { timeoutMs: 10_000, what: "the lock to age" });
+        const merge = await job("Merge", { extraEnv: { JOB_TIMEOUT_MINUTES: "0" } });
+        expect(merge.output).toContain("removing the lock of a killed job");
+        expect(merge.output).toContain(`cluster ${extra!.id} ("extra") was created by the interrupted run: recording it`);
+        expect(lockFiles()).toEqual([]);
+        // The program of the main branch has no cluster "extra": the recorded one is deleted (up
+        // waits until it is gone), and no second one was made.
+        expect((await emu.clusters()).map((c) => c.name)).toEqual([expect.stringMatching(/^prod-/)]);
+        const state = execFileSync("pulumi", ["stack", "export", "--stack", "prod"], { cwd: repo, env, encoding: "utf8" });
+        expect(JSON.parse(state).deployment.pending_operations ?? []).toEqual([]);
+      } finally {
+        await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
+      }
     },
     STEP_TIMEOUT,
   );

@@ -1,43 +1,77 @@
 /**
- * The README's "Try it offline against the emulator" block, run as written in a user's project
- * (the packed package installed with npm), in a fresh shell: a HOME of its own, the Pulumi CLI
- * and Node.js on PATH, nothing else of this machine's Pulumi.
+ * The README's quick start, typed into one shell as written, from an empty directory: a HOME of
+ * its own, the Pulumi CLI and Node.js on PATH, nothing else of this machine's Pulumi. The packed
+ * package stands in for the registry's `pulumi-cms` (the one change to the text: `npm install
+ * pulumi-cms` installs the tarball); everything else, `@pulumi/pulumi` and TypeScript included,
+ * comes from npm as it would for a user. Then its clean-up block, in the same shell.
  */
-import { execFile as execFileCb } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
-import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
+import { eventually, findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { bashBlockAfter, stillAnswering } from "../support/docs";
+import { envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
 
-const execFile = promisify(execFileCb);
-const STEP_TIMEOUT = 6 * 60_000;
+const STEP_TIMEOUT = 8 * 60_000;
+const INSTALL = "npm install pulumi-cms @pulumi/pulumi typescript@5";
 
-describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator, pasted as written", () => {
+/** One interactive-like shell: commands written to its stdin, in order, as a person types them. */
+function shell(cwd: string, env: NodeJS.ProcessEnv) {
+  const child = spawn("bash", ["-eu"], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  let output = "";
+  let exited: number | null | undefined;
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  child.on("exit", (code) => (exited = code));
+  let marks = 0;
+  return {
+    output: () => output,
+    /** Type `script`; resolves once it has run, rejects (with the output) if the shell stopped. */
+    async type(script: string, timeoutMs: number): Promise<void> {
+      const mark = `__typed_${++marks}__`;
+      child.stdin.write(`${script}\necho ${mark}\n`);
+      await eventually(
+        () => {
+          if (exited !== undefined) throw new Error(`the shell stopped (exit ${exited}):\n${output}`);
+          return output.includes(mark);
+        },
+        { timeoutMs, intervalMs: 200, what: "the typed block to finish", describe: () => output },
+      );
+    },
+    close(): void {
+      child.stdin.end();
+      if (exited === undefined) {
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    },
+  };
+}
+
+describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written from an empty directory", () => {
   let work: string;
-  let project: string;
+  let start: string;
   let env: NodeJS.ProcessEnv;
+  let tarball: string;
+  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 
   beforeAll(async () => {
     const { binDir } = await findPulumi();
     work = workDir("offline");
-    const node = nodeBin(22);
-    const pulumiVersion = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")).version;
-    project = path.join(work, "my-project");
-    await installProject(
-      project,
-      { name: "my-project", dependencies: { "pulumi-cms": `file:${packTarball(work)}`, "@pulumi/pulumi": pulumiVersion } },
-      envWithNode(node),
-    );
-    fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: my-project\nruntime: nodejs\nmain: index.js\n");
-    fs.writeFileSync(
-      path.join(project, "index.js"),
-      `const cms = require("pulumi-cms");\nconst c = new cms.Cluster("app", { controlPlanes: 1, workers: 2, nodeSize: "small" });\nexports.status = c.status;\n`,
-    );
+    tarball = packTarball(work);
+    start = path.join(work, "start");
+    fs.mkdirSync(start);
     fs.mkdirSync(path.join(work, "home"));
-    env = envWithNode(`${binDir}${path.delimiter}${node}`, { HOME: path.join(work, "home"), PULUMI_SKIP_UPDATE_CHECK: "1" });
+    env = envWithNode(`${binDir}${path.delimiter}${nodeBin(22)}`, {
+      HOME: path.join(work, "home"),
+      PULUMI_SKIP_UPDATE_CHECK: "1",
+      // The machine's npm cache (the new HOME has none): packages come from it or from npm.
+      npm_config_cache: process.env.npm_config_cache ?? path.join(process.env.HOME ?? "", ".npm"),
+    });
     for (const k of ["PULUMI_ACCESS_TOKEN", "PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_HOME", "CMS_ENDPOINT", "CMS_TOKEN"])
       delete env[k];
   }, STEP_TIMEOUT);
@@ -46,23 +80,50 @@ describe.skipIf(lifecycleSkipped())("README: try it offline against the emulator
   });
 
   it(
-    "creates the cluster, destroys it, removes the stack and stops the emulator",
+    "reaches a running cluster; the clean-up destroys it, removes the stack and its file, and stops the emulator",
     async () => {
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-      const script = bashBlockAfter(readme, "## Try it offline against the emulator", "README.md");
-      let output: string;
+      const quickStart = bashBlockAfter(readme, "## Quick start: offline, against the emulator", "README.md");
+      expect(quickStart.split("\n")).toContain(INSTALL);
+      const cleanUp = bashBlockAfter(readme, "### Clean up", "README.md");
+      const project = path.join(start, "my-clusters");
+      const sh = shell(start, env);
       try {
-        const r = await execFile("bash", ["-eu", "-c", script], { cwd: project, env, maxBuffer: 64 * 1024 * 1024 });
-        output = r.stdout + r.stderr;
-      } catch (e) {
-        const err = e as { stdout?: string; stderr?: string };
-        throw new Error(`the README's block failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
+        await sh.type(quickStart.replace(INSTALL, INSTALL.replace("pulumi-cms", `pulumi-cms@file:${tarball}`)), STEP_TIMEOUT);
+        expect(sh.output()).toMatch(/Cluster\s+dev\s+created/);
+        // What the README promises: a running cluster, on the emulator the block started.
+        const port = /127\.0\.0\.1:(\d+)/.exec(quickStart)![1];
+        const token = /--token (\S+)/.exec(quickStart)![1];
+        const list = await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${token}` } });
+        expect(((await list.json()) as { items: Array<{ status: string }> }).items).toMatchObject([{ status: "running" }]);
+
+        expect(fs.existsSync(path.join(project, "Pulumi.dev.yaml"))).toBe(true);
+
+        // "Change `workers: 2` to `3` and run `pulumi up --yes` again: the cluster is scaled in place."
+        expect(readme).toContain("Change `workers: 2` to `3` and run `pulumi up --yes` again: the cluster is scaled in place.");
+        const index = path.join(project, "index.ts");
+        fs.writeFileSync(index, fs.readFileSync(index, "utf8").replace("workers: 2", "workers: 3"));
+        await sh.type("pulumi up --yes", STEP_TIMEOUT);
+        expect(sh.output()).toMatch(/Cluster\s+dev\s+updated/);
+        const scaled = await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${token}` } });
+        expect(((await scaled.json()) as { items: Array<{ workers: number }> }).items).toMatchObject([{ workers: 3 }]);
+
+        await sh.type(cleanUp, STEP_TIMEOUT);
+        expect(sh.output()).toMatch(/Cluster\s+dev\s+deleted/);
+        expect(sh.output()).toContain("Stack 'dev' has been removed");
+        expect(fs.existsSync(path.join(project, "Pulumi.dev.yaml"))).toBe(false);
+        expect(await stillAnswering(`http://127.0.0.1:${port}/v1/clusters`)).toBe(false);
+      } finally {
+        sh.close();
+        // The emulator runs in a session of its own: stop it if the clean-up did not.
+        const pidFile = path.join(project, "emulator.pid");
+        if (fs.existsSync(pidFile)) {
+          try {
+            process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM");
+          } catch {
+            // gone
+          }
+        }
       }
-      expect(output).toMatch(/Cluster\s+app\s+created/);
-      expect(output).toMatch(/Cluster\s+app\s+deleted/);
-      // The emulator is gone: its port no longer answers.
-      const port = /--port (\d+)/.exec(script)![1];
-      expect(await stillAnswering(`http://127.0.0.1:${port}/v1/clusters`)).toBe(false);
     },
     STEP_TIMEOUT,
   );

@@ -1,13 +1,43 @@
 /** The standalone command, started as a child process from the compiled output. */
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlClient } from "../../src/emulator";
-import { ensureCliBuilt, runCli as run, waitForLines } from "../support/cli";
+import { CLI, ensureCliBuilt, runCli as run, waitForLines } from "../support/cli";
 import { Api, clusterBody } from "../support/emulator";
+import { eventually } from "../support/eventually.mjs";
+import { stillAnswering } from "../support/docs";
 
 beforeAll(ensureCliBuilt, 120_000);
+
+/**
+ * Run the CLI until its own process exits (not until its pipes close: with `--background` the
+ * emulator it leaves running keeps the shared stderr).
+ */
+function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) =>
+    child.on("exit", (code) => {
+      // What was written before the exit is in the pipes already; let it arrive.
+      setImmediate(() => resolve({ code, stdout, stderr }));
+    }),
+  );
+}
+
+async function waitForLines(s: Started, n: number): Promise<void> {
+  await eventually(() => s.lines.length >= n, {
+    timeoutMs: 15_000,
+    intervalMs: 25,
+    what: `${n} lines from the CLI`,
+    describe: () => `it printed ${JSON.stringify(s.lines)}; stderr: ${s.stderr()}`,
+  });
+}
 
 describe("cms-emulator CLI", () => {
   it("prints the listening line first, then the generated tokens once; serves; stops on SIGTERM", async () => {
@@ -72,11 +102,55 @@ describe("cms-emulator CLI", () => {
       [["--plan", "gold"], "--plan must be one of community, pro, enterprise"],
       [["--provision-seconds=-3"], "--provision-seconds must be a number of seconds"],
       [["--tokens", "/nonexistent/tokens.json"], "--tokens /nonexistent/tokens.json: cannot read it (ENOENT)"],
+      [["--token", "t2"], "--token must be a string of 8 to 512 printable ASCII characters without spaces"],
+      [["--admin-token", "a b c d e f"], "--admin-token must be a string of 8 to 512"],
+      [["--pid-file="], "--pid-file must name a file"],
       [["--bogus"], "Unknown option '--bogus'"],
     ] as const) {
       const s = run([...args]);
       expect(await s.exited).toBe(2);
       expect(s.stderr()).toContain(message);
+    }
+    const fromEnv = run(["--port", "0"], { env: { CMS_EMULATOR_TOKEN: "short" } });
+    expect(await fromEnv.exited).toBe(2);
+    expect(fromEnv.stderr()).toContain("CMS_EMULATOR_TOKEN must be a string of 8 to 512");
+    expect(fromEnv.stderr()).not.toContain("short");
+  });
+
+  it("--background returns once listening, with the pid; the server runs on; --pid-file holds the pid until it stops", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cms-cli-"));
+    const pidFile = join(dir, "emulator.pid");
+    const started = await runToExit([
+      CLI,
+      "--background",
+      ...["--port", "0", "--token", "background-token", "--admin-token", "background-admin", "--pid-file", pidFile],
+    ]);
+    expect(started.code, started.stderr).toBe(0);
+    const [listening, running] = started.stdout.trim().split("\n");
+    const url = /^cms-emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(listening)![1];
+    const pid = Number(/^cms-emulator running in the background: pid (\d+) \(stop it with: kill \1\)$/.exec(running)![1]);
+    try {
+      expect(Number(readFileSync(pidFile, "utf8"))).toBe(pid);
+      expect((await new Api(url, "background-token").get("/v1/clusters")).status).toBe(200);
+    } finally {
+      process.kill(pid, "SIGTERM");
+    }
+    await eventually(() => !existsSync(pidFile), { timeoutMs: 15_000, what: "the pid file removed on stop" });
+    expect(await stillAnswering(`${url}/v1/clusters`)).toBe(false);
+  });
+
+  it("--background fails with the emulator's error and a non-zero status when it cannot start", async () => {
+    const s = run(["--port", "0", "--token", "taken-port-token"]);
+    await waitForLines(s, 1);
+    const port = /:(\d+)$/.exec(s.lines[0])![1];
+    try {
+      const second = await runToExit([CLI, "--background", "--port", port, "--token", "taken-port-token"]);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain("EADDRINUSE");
+      expect(second.stderr).toContain("cms-emulator: exited before listening (status 1)");
+      expect(second.stdout).toBe("");
+    } finally {
+      s.child.kill("SIGTERM");
     }
   });
 
@@ -107,8 +181,8 @@ describe("cms-emulator CLI", () => {
     expect(s.stderr()).not.toContain("secret-token-value");
     writeFileSync(file, JSON.stringify({ tokens: [{ token: "short", permissions: ["read"], scope: "*", plan: "pro" }] }));
     const bad = run(["--port", "0", "--tokens", file]);
-    expect(await bad.exited).toBe(1);
-    expect(bad.stderr()).toContain("tokens[0].token must be a string of 8 to 512 printable ASCII characters");
+    expect(await bad.exited).toBe(2);
+    expect(bad.stderr()).toContain(`--tokens ${file}: tokens[0].token must be a string of 8 to 512 printable ASCII characters`);
     expect(bad.stderr()).not.toContain('"short"');
   });
 

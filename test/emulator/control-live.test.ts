@@ -103,6 +103,38 @@ describe("control routes over HTTP", () => {
     await expect(http.deleteCluster(id)).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
+  it("every console answer is JSON: a cluster action answers with the cluster right after it, the rest with what they did", async () => {
+    const admin = api.as(emu.adminToken);
+    const id = await runningCluster("json-bodies");
+    const expectJson = async (what: string, res: Promise<{ status: number; headers: Headers; body: unknown }>, body: unknown) => {
+      const r = await res;
+      expect(r.status, what).toBe(200);
+      expect(r.headers.get("content-type"), what).toMatch(/^application\/json/);
+      expect(r.body, what).toMatchObject(body as object);
+    };
+    await expectJson("scale", admin.post(`/_emulator/clusters/${id}/scale`, { workers: 3 }), { id, status: "scaling", workers: 3 });
+    clock.advanceSeconds(10);
+    await expectJson("resize", admin.post(`/_emulator/clusters/${id}/resize`, { node_size: "large" }), {
+      id,
+      status: "scaling",
+      node_size: "large",
+    });
+    clock.advanceSeconds(10);
+    await expectJson("upgrade", admin.post(`/_emulator/clusters/${id}/upgrade`, { kubernetes_version: "v1.31.0" }), {
+      id,
+      status: "upgrading",
+    });
+    clock.advanceSeconds(10);
+    await expectJson("rotate", admin.post(`/_emulator/clusters/${id}/rotate-kubeconfig`), { id, status: "running" });
+    await expectJson("console delete", admin.del(`/_emulator/clusters/${id}`), { id, status: "deleting" });
+    await expectJson("fail-next", admin.post("/_emulator/fail-next", { operation: "create" }), { failNext: "create" });
+    await expectJson("clear faults", admin.del("/_emulator/faults"), { items: [] });
+    await expectJson("reset counts", admin.del("/_emulator/request-counts"), {});
+    await http.addToken({ token: "revoked-json-token", permissions: ["read"], scope: "*", plan: "pro" });
+    await expectJson("revoke", admin.req("DELETE", "/_emulator/tokens", { token: "revoked-json-token" }), { revoked: true });
+    await expectJson("reset", admin.post("/_emulator/reset"), { reset: true });
+  });
+
   it("bad control input is 400 naming the field", async () => {
     const id = await runningCluster();
     await expect(http.scale(id, 0)).rejects.toThrow(/workers must be an integer/);

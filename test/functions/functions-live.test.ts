@@ -123,12 +123,19 @@ describe("functions", () => {
     await expect(getNode({ clusterId: ids[0], nodeId: undefined as never, connection })).rejects.toThrow(/getNode: nodeId is required/);
     delete process.env.CMS_ENDPOINT;
     delete process.env.CMS_TOKEN;
-    await expect(getNodes({ clusterId: ids[0] })).rejects.toThrow(/pulumi config set cms:endpoint/);
+    const missing = await getNodes({ clusterId: ids[0] }).catch((e) => e as Error);
+    expect(missing.message).toMatch(/pulumi config set cms:endpoint/);
+    // A function has no resource: the message names the call's own argument.
+    expect(missing.message).toContain("pass `connection: { endpoint }` to the function");
+    expect(missing.message).not.toContain("resource");
     expect(await emu.control.requestCounts()).toEqual({});
   });
 
   it("names the function and hides the token in API errors", async () => {
-    await expect(getCluster({ id: "cls_00000000000000ff", connection })).rejects.toThrow(/^getCluster: .*(not found|No cluster)/i);
+    const gone = await getCluster({ id: "cls_00000000000000ff", connection }).catch((e) => e as Error);
+    expect(gone.message).toMatch(/^getCluster: .*(not found|No cluster)/i);
+    // A lookup is not in the stack: `pulumi refresh` would change nothing.
+    expect(gone.message).not.toContain("pulumi refresh");
     const token = "tok-function-secret-zzz";
     const err = await getKubeconfig({ clusterId: ids[0], connection: { endpoint: emu.url, token } }).catch((e) => e as Error);
     expect(err.message).toMatch(/^getKubeconfig: /);

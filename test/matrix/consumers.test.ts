@@ -11,7 +11,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envWithNode, installProject, NEWEST_SDK, nodeBin, packTarball, workDir } from "../support/packages";
+import {
+  envWithNode,
+  installProject,
+  NEWEST_SDK,
+  nodeBin,
+  packTarball,
+  PULUMI_TEMPLATE_COMPILER_OPTIONS,
+  workDir,
+} from "../support/packages";
 import { stillAnswering } from "../support/docs";
 
 const execFile = promisify(execFileCb);
@@ -114,7 +122,10 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
     {
       name: "cjs-classic (Pulumi's TypeScript template: commonjs, moduleResolution node)",
       type: undefined,
-      compilerOptions: { module: "commonjs", moduleResolution: "node" },
+      compilerOptions: {
+        module: PULUMI_TEMPLATE_COMPILER_OPTIONS.module,
+        moduleResolution: PULUMI_TEMPLATE_COMPILER_OPTIONS.moduleResolution,
+      },
       only: "5",
     },
     { name: "cjs-nodenext", type: undefined, compilerOptions: { module: "nodenext" } },

@@ -17,6 +17,21 @@ const execFile = promisify(execFileCb);
 export const NEWEST_SDK = "3.270.0";
 export const LOWEST_SDK = "3.141.0";
 
+/** The compiler options of `pulumi new typescript`'s tsconfig.json: what most Pulumi programs compile with. */
+export const PULUMI_TEMPLATE_COMPILER_OPTIONS = {
+  strict: true,
+  outDir: "bin",
+  target: "es2020",
+  module: "commonjs",
+  moduleResolution: "node",
+  sourceMap: true,
+  experimentalDecorators: true,
+  pretty: true,
+  noFallthroughCasesInSwitch: true,
+  noImplicitReturns: true,
+  forceConsistentCasingInFileNames: true,
+} as const;
+
 /** A temporary directory removed by the caller's cleanup. */
 export function workDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-cms-${prefix}-`));
@@ -48,11 +63,21 @@ export function envWithNode(bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.
 
 /**
  * A project directory with `dependencies` installed by npm (e.g. the tarball and a
- * `@pulumi/pulumi` version) under the given Node.js. Returns the directory.
+ * `@pulumi/pulumi` version) under the given Node.js, with extra `npm install` arguments (e.g.
+ * `--ignore-scripts` where nothing runs). Returns the directory.
  */
-export async function installProject(dir: string, manifest: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<string> {
+export async function installProject(
+  dir: string,
+  manifest: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  npmArgs: readonly string[] = [],
+): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ private: true, ...manifest }, null, 2)}\n`);
-  await execFile("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
+  await execFile("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...npmArgs], {
+    cwd: dir,
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return dir;
 }

@@ -20,6 +20,9 @@ describe("the package tarball", () => {
     "CHANGELOG.md",
     "LICENSE",
     "docs/api-contract.md",
+    "docs/emulator.md",
+    "docs/gitops.md",
+    "docs/kubernetes.md",
     "dist/index.js",
     "dist/index.d.ts",
     "dist/emulator/cli.js",
@@ -42,6 +45,14 @@ describe("the package tarball", () => {
         (/^(test|bench|scripts|examples|demo|src|\.ci)\//.test(f) && !userTools.test(f)) || /^docs\/(pulumi-cli|benchmarks)\.md$/.test(f),
     );
     expect(inside).toEqual([]);
+  });
+
+  it("runs no script when installed: npm asks users to approve packages that do (prepare included)", () => {
+    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
+      scripts?: Record<string, string>;
+    };
+    const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((s) => pkg.scripts?.[s] !== undefined);
+    expect(installScripts).toEqual([]);
   });
 
   it("exports the state contract's entry explicitly", () => {

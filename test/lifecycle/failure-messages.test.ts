@@ -1,0 +1,152 @@
+/**
+ * One failure, one message, with the real CLI against the emulator: a failed check, diff, read,
+ * create, update and delete each shows its message once in the run's diagnostics, under the
+ * resource (not echoed again under the stack), without stack frames, naming the fix.
+ *
+ * `@pulumi/pulumi`'s dynamic-provider host prints a failed check, diff, read or delete on its
+ * stderr besides answering it, with the stack (see src/provider/host-echo.ts).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createProject,
+  findPulumi,
+  lifecycleSkipped,
+  type RunResult,
+  startLifecycleEmulator,
+  teardown,
+  type LifecycleEmulator,
+  type PulumiProject,
+} from "./harness.mjs";
+
+const STEP_TIMEOUT = 5 * 60_000;
+
+/** What a run shows about one failure: where its message appears, and any stack frame. */
+function shown(result: RunResult, message: RegExp) {
+  const at = result.output.indexOf("Diagnostics:");
+  expect(at, result.output).toBeGreaterThanOrEqual(0);
+  const diagnostics = result.output.slice(at);
+  const global = new RegExp(message.source, "g");
+  return {
+    inDiagnostics: diagnostics.match(global)?.length ?? 0,
+    // The host's echo reaches the CLI as a message of the stack resource.
+    onStackRows: result.output.split("\n").filter((l) => /pulumi:pulumi:Stack/.test(l) && message.test(l)).length,
+    frames: result.output.split("\n").filter((l) => /\bat .*\((\/|node:|<anonymous>)|\.(ts|js):\d+:\d+/.test(l)),
+  };
+}
+
+function expectOnce(result: RunResult, message: RegExp): void {
+  expect(result.code, result.output).not.toBe(0);
+  const s = shown(result, message);
+  expect(s.inDiagnostics, result.output).toBe(1);
+  expect(s.onStackRows, result.output).toBe(0);
+  expect(s.frames, result.output).toEqual([]);
+}
+
+describe.skipIf(lifecycleSkipped())("failures are shown once, without stack frames, naming the fix", () => {
+  let emu: LifecycleEmulator;
+  const projects: PulumiProject[] = [];
+  let work: string;
+  const READ_ONLY = "tok-failure-read-only";
+  const DEGRADED = "tok-failure-degraded";
+
+  beforeAll(async () => {
+    await findPulumi();
+    emu = await startLifecycleEmulator();
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "cms-failure-messages-"));
+    await emu.control.addToken({ token: READ_ONLY, permissions: ["read"], scope: "*", plan: "enterprise" });
+  }, STEP_TIMEOUT);
+  afterAll(async () => {
+    await emu.control.addToken({ token: DEGRADED, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
+    await teardown(projects, emu);
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  }, STEP_TIMEOUT);
+
+  async function project(name: string, token: string = emu.secretConfig()["cms:token"]) {
+    const p = await createProject({ name, config: emu.stackConfig(), secretConfig: { "cms:token": token } });
+    projects.push(p);
+    return p;
+  }
+
+  it(
+    "check: no endpoint configured, in preview and up",
+    async () => {
+      const p = await createProject({ name: "cms-failure-check", env: { CMS_ENDPOINT: "", CMS_TOKEN: "" } });
+      projects.push(p);
+      const missing = /No Cluster Management Service endpoint is configured: .*pulumi config set cms:endpoint <url>.*CMS_ENDPOINT/;
+      expectOnce(await p.preview([], { allowFailure: true }), missing);
+      expectOnce(await p.up([], { allowFailure: true }), missing);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "create, update and delete refused to a read-only token",
+    async () => {
+      const p = await project("cms-failure-writes", READ_ONLY);
+      const fix = "Set the token with `pulumi config set --secret cms:token <token>`";
+      const create = await p.up([], { allowFailure: true });
+      expectOnce(create, /creating cluster "cluster-\w+" failed: .*403/);
+      expect(create.output).toContain(fix);
+
+      await p.setConfig("cms:token", emu.secretConfig()["cms:token"], { secret: true });
+      await p.up();
+      await p.setConfig("cms:token", READ_ONLY, { secret: true });
+      await p.setConfig("workers", 3);
+      const update = await p.up([], { allowFailure: true });
+      expectOnce(update, /updating cluster cls_\w+ failed: .*403/);
+      expect(update.output).toContain(fix);
+
+      const destroy = await p.destroy(["--run-program"], { allowFailure: true });
+      expectOnce(destroy, /deleting cluster cls_\w+ failed: .*403/);
+      expect(destroy.output).toContain(fix);
+
+      await p.setConfig("cms:token", emu.secretConfig()["cms:token"], { secret: true });
+      await p.destroy(["--run-program"]);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "read: a plain refresh whose recorded token may no longer read",
+    async () => {
+      await emu.control.addToken({ token: DEGRADED, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
+      const p = await project("cms-failure-read", DEGRADED);
+      await p.up();
+      await emu.control.addToken({ token: DEGRADED, permissions: ["write"], scope: "*", plan: "enterprise" });
+      const refresh = await p.refresh([], { allowFailure: true });
+      expectOnce(refresh, /reading cluster cls_\w+ failed: .*403/);
+      expect(refresh.output).toContain("Set the token with `pulumi config set --secret cms:token <token>`");
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "diff: a provider that fails while comparing (made to fail in its host process)",
+    async () => {
+      const p = await project("cms-failure-diff");
+      await p.up();
+      // Nothing the service answers makes diff fail (it compares the state with the program), so
+      // the host process is made to load a diff that throws, through Node's own preload hook.
+      const inject = path.join(work, "failing-diff.cjs");
+      fs.writeFileSync(
+        inject,
+        `const Module = require("node:module");
+const load = Module._load;
+Module._load = function (request, parent, ...rest) {
+  const loaded = load.call(this, request, parent, ...rest);
+  if (request === "./diff" && parent && /cluster-provider\\.js$/.test(parent.filename)) {
+    loaded.diffCluster = () => { throw new Error("comparing failed on purpose: run pulumi up again"); };
+  }
+  return loaded;
+};
+`,
+      );
+      const preview = await p.preview([], { allowFailure: true, env: { NODE_OPTIONS: `--require ${inject}` } });
+      expectOnce(preview, /comparing failed on purpose: run pulumi up again/);
+    },
+    STEP_TIMEOUT,
+  );
+});
