@@ -30,15 +30,6 @@ function runToExit(args: string[]): Promise<{ code: number | null; stdout: strin
   );
 }
 
-async function waitForLines(s: Started, n: number): Promise<void> {
-  await eventually(() => s.lines.length >= n, {
-    timeoutMs: 15_000,
-    intervalMs: 25,
-    what: `${n} lines from the CLI`,
-    describe: () => `it printed ${JSON.stringify(s.lines)}; stderr: ${s.stderr()}`,
-  });
-}
-
 describe("cms-emulator CLI", () => {
   it("prints the listening line first, then the generated tokens once; serves; stops on SIGTERM", async () => {
     const s = run(["--port", "0", "--provision-seconds", "0.1"]);
