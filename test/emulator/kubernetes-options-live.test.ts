@@ -28,7 +28,7 @@ describe("--kubernetes options", () => {
 
   it("without binaries anywhere, the error names every place looked at and how to get them", () => {
     expect(() => findKubernetesBinaries(undefined, { HOME: empty, PATH: empty })).toThrow(
-      /found in none of: KUBEBUILDER_ASSETS, .*kubernetes-v1\.37\.2\/bin, PATH\. Build them with `node_modules/.bin/cms-ensure-kubernetes`.*--kubernetes-bin.*--kubernetes-kubeconfig/,
+      /found in none of: KUBEBUILDER_ASSETS, .*kubernetes-v1\.37\.2\/bin, PATH\. Build them with `node_modules\/\.bin\/cms-ensure-kubernetes`.*--kubernetes-bin.*--kubernetes-kubeconfig/,
     );
   });
 
