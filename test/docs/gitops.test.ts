@@ -37,7 +37,7 @@ const DOC = path.join(REPO_ROOT, "docs", "gitops.md");
 const PROGRAM = `"use strict";
 const cms = require("pulumi-cms");
 const cluster = new cms.Cluster("prod", { controlPlanes: 1, workers: Number(process.env.WORKERS || 2), nodeSize: "small" });
-if (process.env.EXTRA) new cms.Cluster("extra", { name: "extra", controlPlanes: 1, workers: 1, nodeSize: "small" });
+if (process.env.EXTRA) new cms.Cluster("extra", { controlPlanes: 1, workers: 1, nodeSize: "small" });
 exports.clusterId = cluster.id;
 `;
 const READ_ONLY_TOKEN = "tok-gitops-read-only";
@@ -266,7 +266,9 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
       try {
         let pid = 0;
         const killed = upBeside({ EXTRA: "1" }, (p) => (pid = p));
-        const extra = await eventually(async () => (await emu.clusters()).find((c) => c.name === "extra"), {
+        // Auto-named, so its name proves it is this stack's (an explicit name stops the job for a
+        // person: cms-recover exits 2 naming the candidates, README "Running in CI").
+        const extra = await eventually(async () => (await emu.clusters()).find((c) => c.name.startsWith("extra-")), {
           timeoutMs: 120_000,
           what: "the killed job's POST of cluster extra",
         });
@@ -279,7 +281,9 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
         await eventually(() => Date.now() - taken > 1_500, { timeoutMs: 10_000, what: "the lock to age" });
         const merge = await job("Merge", { extraEnv: { JOB_TIMEOUT_MINUTES: "0" } });
         expect(merge.output).toContain("removing the lock of a killed job");
-        expect(merge.output).toContain(`cluster ${extra!.id} ("extra") was created by the interrupted run: recording it`);
+        expect(merge.output).toContain(
+          `cluster ${extra!.id} ("${extra!.name}") was created by the interrupted run (it carries the stack's own auto-name): recording it`,
+        );
         expect(lockFiles()).toEqual([]);
         // The program of the main branch has no cluster "extra": the recorded one is deleted (up
         // waits until it is gone), and no second one was made.

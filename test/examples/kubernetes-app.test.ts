@@ -66,11 +66,12 @@ describe("examples/kubernetes-app (mocks)", () => {
     return found[0];
   };
 
-  it("registers a cluster, one Kubernetes provider and the app", () => {
+  it("registers a cluster (with the stack's auto-name seed), one Kubernetes provider and the app", () => {
     expect(log.map((r) => r.type).sort()).toEqual([
       "kubernetes:apps/v1:Deployment",
       "kubernetes:core/v1:Namespace",
       "kubernetes:core/v1:Service",
+      "pulumi-nodejs:dynamic/cms:AutoNameSeed",
       "pulumi-nodejs:dynamic/cms:Cluster",
       "pulumi:providers:kubernetes",
     ]);
