@@ -73,7 +73,7 @@ export function detectResetUnit(n: number): ResetUnit {
 /**
  * Milliseconds until the rate-limit window resets, from an `X-RateLimit-Reset` value in any of
  * the units real services use (see {@link detectResetUnit}). A reset in the past gives 0; one more
- * than {@link MAX_RESET_AHEAD_MS} ahead, a negative one or a non-number gives undefined (unknown).
+ * than `MAX_RESET_AHEAD_MS` ahead, a negative one or a non-number gives undefined (unknown).
  *
  * @param value the raw header value
  * @param now the current time in epoch ms on the SERVER's clock when known (pass the response's

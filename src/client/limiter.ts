@@ -207,7 +207,7 @@ export class RateLimiter {
    * Record the outcome of a request let through by {@link acquire}.
    *
    * @param info rate-limit headers of its response; omit when no response arrived. A reset more
-   *   than {@link MAX_RESET_AHEAD_MS} ahead describes no window of a per-minute plan: it is ignored.
+   *   than `MAX_RESET_AHEAD_MS` ahead describes no window of a per-minute plan: it is ignored.
    * @param receivedAt local time the response arrived
    */
   complete(info?: RateLimitInfo, receivedAt: number = this.options.clock.now()): void {
