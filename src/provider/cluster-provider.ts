@@ -8,7 +8,7 @@
  * small and contains no configuration and no token.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { createClient, type ClientOptions, type CmsClient } from "../client";
+import type { ClientOptions, CmsClient } from "../client";
 import type { ApiCluster, ApiClusterSummary } from "../shared/wire-types";
 import { checkCluster } from "./check";
 import { adoptImported, findLeftover, nameProofOf, StateMemory } from "./adoption";
@@ -36,7 +36,7 @@ import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } from "./types";
 import { systemClock, type Clock } from "../shared/clock";
-import { WaitError, waitForGone, waitForRunning } from "./waiter";
+import { sendStarting, WaitError, waitForGone, waitForRunning } from "./waiter";
 
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */
 export interface ProviderSettings {
@@ -177,12 +177,24 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
   }) {
     const options = {
       ...op,
-      schedule: settings.schedule,
-      clock: settings.clock,
-      sharedPolling: settings.sharedPolling,
+      ...waitSettings(op.client),
       onProgress: op.onProgress && ((line: string) => op.onProgress?.(line)),
     };
-    return { running: () => waitForRunning(options), gone: () => waitForGone(options) };
+    return {
+      /** Wait for `running`; `early` (default) right after this operation's own request, else the status was just seen. */
+      running: (early = true) => waitForRunning({ ...options, early }),
+      gone: () => waitForGone(options),
+    };
+  }
+
+  /** The settings of this provider's waits on `client`. */
+  function waitSettings(client: CmsClient) {
+    return { client, schedule: settings.schedule, clock: settings.clock, sharedPolling: settings.sharedPolling };
+  }
+
+  /** Send the request that starts an operation: the first polls of its wave wait for the answer. */
+  function send<T>(client: CmsClient, request: () => Promise<T>): Promise<T> {
+    return sendStarting(waitSettings(client), request);
   }
 
   /** The connection of a resource: its explicit one, then the stack configuration, then the environment. */
@@ -195,16 +207,16 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
    * With `onProgress`, each retry the client waits for is shown (an unreachable endpoint, 5xx,
    * 429) with the time of the next attempt, instead of a progress line that stands still.
    */
-  function connect(
+  async function connect(
     explicit: ConnectionInputs | undefined,
     onProgress?: (line: string) => void,
-  ): { client: CmsClient; connection: Connection } {
+  ): Promise<{ client: CmsClient; connection: Connection }> {
     const connection = resolve(explicit);
-    return { client: openClient(connection, onProgress), connection };
+    return { client: await openClient(connection, onProgress), connection };
   }
 
   /** A client of `connection` whose retries are shown through `onProgress` (see {@link connect}). */
-  function openClient(connection: Connection, onProgress?: (line: string) => void): CmsClient {
+  async function openClient(connection: Connection, onProgress?: (line: string) => void): Promise<CmsClient> {
     const extra = settings.clientOptions?.onRetry;
     const onRetry: ClientOptions["onRetry"] =
       onProgress || extra
@@ -213,6 +225,8 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
             onProgress?.(retryLine(info, connection.endpoint));
           }
         : undefined;
+    // Loaded by the first operation that calls the API: a preview's check and diff never do.
+    const { createClient } = await import("../client/index.js");
     return createClient({ ...settings.clientOptions, onRetry, endpoint: connection.endpoint, token: connection.token });
   }
 
@@ -251,7 +265,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     probe: (client: CmsClient) => Promise<unknown> = (client) => client.getCluster(id),
     onProgress?: (line: string) => void,
   ): Promise<{ client: CmsClient; connection: Connection }> {
-    const primary = connect(explicit, onProgress);
+    const primary = await connect(explicit, onProgress);
     const alternatives = alternativeTokens(explicit, primary.connection.token);
     if (alternatives.length === 0) return primary;
     try {
@@ -262,7 +276,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     }
     for (const token of alternatives) {
       const connection = { endpoint: primary.connection.endpoint, token };
-      const candidate = { connection, client: openClient(connection, onProgress) };
+      const candidate = { connection, client: await openClient(connection, onProgress) };
       try {
         await probe(candidate.client);
         return candidate;
@@ -288,13 +302,13 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     let goneMeanwhile = false;
     try {
       await retryWhileBusy(
-        () => client.deleteCluster(id),
+        () => send(client, () => client.deleteCluster(id)),
         async (busy) => {
           if (clock().now() >= deadline) throw busy;
           // Busy with another operation: wait until it settles, then ask again.
           onProgress?.("waiting for the cluster to finish its current operation before deleting");
           try {
-            await waits.running();
+            await waits.running(false);
           } catch (w) {
             if (w instanceof WaitError && w.reason === "gone") {
               goneMeanwhile = true;
@@ -396,7 +410,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
       const inputs = raw as unknown as ClusterInputs;
       const onProgress = progressFor(inputs.__urn);
-      const { client, connection } = connect(inputs.connection, onProgress);
+      const { client, connection } = await connect(inputs.connection, onProgress);
       const secrets = [connection.token];
       const timeouts = resolveTimeouts(inputs.__timeouts);
       const startedAt = clock().now();
@@ -419,9 +433,10 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
           );
         }
       }
+      const adopted = first !== undefined;
       if (!first) {
         try {
-          first = await client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs) });
+          first = await send(client, () => client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs) }));
         } catch (e) {
           // Nothing was taken: the client returns a cluster after a lost reply only with proof that
           // it is this create's, and otherwise names the candidates in the error.
@@ -437,7 +452,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
         last =
           first.status === "running" && "endpoint" in first
             ? (first as ApiCluster)
-            : await waitsFor({ client, id, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress }).running();
+            : await waitsFor({ client, id, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress }).running(!adopted); // a found cluster's status was just seen
         const kubeconfig = await client.getKubeconfig(id);
         await endProgress(inputs.__urn, `running: cluster ${id} ready`);
         return { id, outs: toOutputs(last, inputs, kubeconfig) };
@@ -530,7 +545,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       const olds = oldsRaw as unknown as ClusterOutputs;
       const news = newsRaw as unknown as ClusterInputs;
       const onProgress = progressFor(news.__urn);
-      const { client, connection } = connect(news.connection, onProgress);
+      const { client, connection } = await connect(news.connection, onProgress);
       const secrets = [connection.token];
       const timeouts = resolveTimeouts(news.__timeouts);
       const startedAt = clock().now();
@@ -541,19 +556,20 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       try {
         if (Object.keys(patch).length > 0) {
           last = await retryWhileBusy(
-            () => client.updateCluster(id, patch),
+            () => send(client, () => client.updateCluster(id, patch)),
             async () => {
               // Busy (provisioning, scaling, upgrading...): wait for running, then send it again.
               onProgress?.("waiting for the cluster to finish its current operation");
-              last = await waits.running();
+              last = await waits.running(false);
             },
           );
           forgetReads(client);
           onProgress?.(`${last.status}: ${describePatch(patch)}`);
+          if (last.status !== "running") last = await waits.running();
         } else {
           last = await client.getCluster(id);
+          if (last.status !== "running") last = await waits.running(false);
         }
-        if (last.status !== "running") last = await waits.running();
         // Scaling or resizing does not change the credentials: keep the kubeconfig already in
         // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
         // the up after a create that failed before its kubeconfig was read.

@@ -18,6 +18,12 @@
  *   token whose scope hides it from the list; or several pages, between which clusters may shift)
  *   it gets its own GET, which answers 404 or the cluster.
  * - An error of the listing is given to every cluster of the round, as a GET's error would be.
+ * - A wave shares its first round. The engine starts up to `--parallel` operations at once; each
+ *   asks for its first status as soon as the service has answered its POST, PATCH or DELETE. A
+ *   first poll is made once no such request of the connection is waiting for its answer
+ *   ({@link SharedPoller.sending}), so the wave's first round is one listing, made the moment the
+ *   last answer arrives (against a service that finishes at once, that round already sees every
+ *   cluster done); at the latest at the waiter's own delay, should a request be held up.
  */
 import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
@@ -42,6 +48,8 @@ export interface Observation {
 interface Waiting {
   id: string;
   dueAt: number;
+  /** A first poll: due as soon as no request of the connection starting an operation is unanswered. */
+  first: boolean;
   resolve(o: Observation): void;
   reject(e: unknown): void;
 }
@@ -49,6 +57,8 @@ interface Waiting {
 /** Polls the clusters of one endpoint + token; see the module comment. */
 export class SharedPoller {
   private waiting: Waiting[] = [];
+  /** Requests starting an operation, sent and not answered yet (see {@link sending}). */
+  private unanswered = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private busy = false;
@@ -64,13 +74,31 @@ export class SharedPoller {
 
   /**
    * The status of cluster `id`, observed `delayMs` from now, or earlier when a round for other
-   * clusters comes first. Rejects as `getCluster` would (a `NotFoundError` when it is gone).
+   * clusters comes first. A `first` poll comes earlier still: as soon as every request of this
+   * connection that starts an operation has been answered. Rejects as `getCluster` would (a
+   * `NotFoundError` when it is gone).
    */
-  observe(id: string, delayMs: number): Promise<Observation> {
+  observe(id: string, delayMs: number, first = false): Promise<Observation> {
     return new Promise<Observation>((resolve, reject) => {
-      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), resolve, reject });
+      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), first, resolve, reject });
       this.arm();
     });
+  }
+
+  /**
+   * Send a request that starts an operation of this connection (POST, PATCH, DELETE): first polls
+   * wait for its answer, so that the operations the engine started together share one first
+   * round. The caller's own first poll, asked for once the answer is in, joins that round: the
+   * round is a timer task, and the caller asks within the same turn of the event loop.
+   */
+  async sending<T>(request: () => Promise<T>): Promise<T> {
+    this.unanswered += 1;
+    try {
+      return await request();
+    } finally {
+      this.unanswered -= 1;
+      this.arm();
+    }
   }
 
   /** Clusters waiting for the next round (diagnostics and tests). */
@@ -80,8 +108,9 @@ export class SharedPoller {
 
   private arm(): void {
     if (this.busy || this.waiting.length === 0) return;
+    const now = this.now();
     let dueAt = Number.POSITIVE_INFINITY;
-    for (const w of this.waiting) dueAt = Math.min(dueAt, w.dueAt);
+    for (const w of this.waiting) dueAt = Math.min(dueAt, w.first && this.unanswered === 0 ? now : w.dueAt);
     if (this.timer !== undefined) {
       if (dueAt >= this.timerAt) return;
       clearTimeout(this.timer);
@@ -93,7 +122,7 @@ export class SharedPoller {
         this.timerAt = Number.POSITIVE_INFINITY;
         void this.round();
       },
-      Math.max(0, dueAt - this.now()),
+      Math.max(0, dueAt - now),
     );
   }
 
