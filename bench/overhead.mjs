@@ -129,8 +129,9 @@ try {
           if (r.code !== 0) throw new Error(`${kind.label} N=${N}: pulumi ${command.args.join(" ")} failed:\n${r.output}`);
           const byRoute = await emu.control.requestCounts();
           const calls = Object.values(byRoute).reduce((a, b) => a + b, 0);
-          const list = ((samples[N][command.label] ??= {})[kind.label] ??= []);
-          list.push({ wallMs: r.wallMs, calls, byRoute });
+          samples[N][command.label] ??= {};
+          samples[N][command.label][kind.label] ??= [];
+          samples[N][command.label][kind.label].push({ wallMs: r.wallMs, calls, byRoute });
         }
       }
     }
@@ -185,7 +186,12 @@ const step = async (name, fn) => { const m = count(); const t = performance.now(
       }
     }
     const steps = {};
-    for (const run of runs) for (const [name, v] of Object.entries(run)) (steps[name] ??= []).push(v);
+    for (const run of runs) {
+      for (const [name, v] of Object.entries(run)) {
+        steps[name] ??= [];
+        steps[name].push(v);
+      }
+    }
     for (const [name, list] of Object.entries(steps)) {
       results.push({ label: p.label, step: name, modules: median(list.map((v) => v.modules)), ms: median(list.map((v) => v.ms)) });
     }

@@ -32,6 +32,7 @@ import { containsUnknown } from "./unknown";
 import { engineAddressFromHost, progressSink } from "./progress";
 import { retryLine } from "./progress-line";
 import type { PollSchedule } from "./schedule";
+import { expectOperation, stopExpecting } from "./shared-poll";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } from "./types";
@@ -384,6 +385,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       // operation first: the time lets `cms-recover` tell a cluster this create made from one that
       // carried the same name before (see src/recover).
       if (!inState) inputs.__requestedAt = new Date().toISOString();
+      // In `up` an operation may follow (a create, or an update if diff finds changes): the first
+      // polls of its wave wait for it (shared-poll.ts).
+      if (failures.length === 0) expectOperation(urn);
       if (inState || replaced) {
         delete inputs.__import;
       } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {
@@ -398,7 +402,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
 
     /** Compare state with the program; see `diff.ts`. Makes no API call. */
     async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-      return diffCluster(olds, news);
+      const result = diffCluster(olds, news);
+      if (!result.changes) stopExpecting(news.__urn);
+      return result;
     },
 
     /**
@@ -409,6 +415,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
      */
     async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
       const inputs = raw as unknown as ClusterInputs;
+      stopExpecting(inputs.__urn);
       const onProgress = progressFor(inputs.__urn);
       const { client, connection } = await connect(inputs.connection, onProgress);
       const secrets = [connection.token];
@@ -544,6 +551,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     async update(id: string, oldsRaw: Record<string, unknown>, newsRaw: Record<string, unknown>) {
       const olds = oldsRaw as unknown as ClusterOutputs;
       const news = newsRaw as unknown as ClusterInputs;
+      stopExpecting(news.__urn);
       const onProgress = progressFor(news.__urn);
       const { client, connection } = await connect(news.connection, onProgress);
       const secrets = [connection.token];

@@ -18,17 +18,44 @@
  *   token whose scope hides it from the list; or several pages, between which clusters may shift)
  *   it gets its own GET, which answers 404 or the cluster.
  * - An error of the listing is given to every cluster of the round, as a GET's error would be.
- * - A wave shares its first round. The engine starts up to `--parallel` operations at once; each
- *   asks for its first status as soon as the service has answered its POST, PATCH or DELETE. A
- *   first poll is made once no such request of the connection is waiting for its answer
- *   ({@link SharedPoller.sending}), so the wave's first round is one listing, made the moment the
- *   last answer arrives (against a service that finishes at once, that round already sees every
- *   cluster done); at the latest at the waiter's own delay, should a request be held up.
+ * - A wave shares its first round. Each operation asks for its first status as soon as the
+ *   service has answered its POST, PATCH or DELETE (against a service that finishes at once, that
+ *   round already sees it done). That poll waits while a request of the connection starting an
+ *   operation is unanswered ({@link SharedPoller.sending}), and, while more operations may come
+ *   ({@link expectOperation}: the engine checks and diffs each resource just before running its
+ *   operation, some tens of milliseconds after the previous one, up to `--parallel` at a time),
+ *   until the connection has been quiet for {@link GATHER_MS}. So a wave's first round is one
+ *   listing, and the last operation of a command does not wait for others; at the latest a first
+ *   poll comes at the waiter's own delay (the schedule's first poll).
  */
 import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { processSingleton } from "../shared/process-singleton";
+
+/** Quiet time after which a first round goes ahead while announced operations have not started. */
+export const GATHER_MS = 100;
+
+/**
+ * Resources whose operation may come, by URN: checked (a create follows a check without old
+ * inputs in `up`; an update may follow one with them) and neither diffed without changes nor
+ * started. One set for every connection: `check` and `diff` make no API call, so they do not know
+ * the client. An operation that never comes (a failed `up`, a preview) only makes first rounds
+ * wait for a quiet spell instead of going at once.
+ */
+const expected = processSingleton(Symbol.for("pulumi-cms.provider.expected-operations"), () => new Set<string>());
+
+/** An operation may come for `urn` (see {@link expected}). */
+export function expectOperation(urn: unknown): void {
+  if (typeof urn === "string") expected.add(urn);
+}
+
+/** No operation is to come for `urn` any more: it has started, or its diff found no change. */
+export function stopExpecting(urn: unknown): void {
+  if (typeof urn === "string" && expected.delete(urn)) {
+    for (const poller of pollers.values()) poller.touch();
+  }
+}
 
 /** What the shared poller needs of a client: `CmsClient` has all of it. */
 export interface SharedPollClient {
@@ -59,6 +86,8 @@ export class SharedPoller {
   private waiting: Waiting[] = [];
   /** Requests starting an operation, sent and not answered yet (see {@link sending}). */
   private unanswered = 0;
+  /** Last request sent or answered, operation started or first poll asked for on this connection. */
+  private lastActivityAt = Number.NEGATIVE_INFINITY;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private busy = false;
@@ -66,6 +95,8 @@ export class SharedPoller {
   private pages = 1;
   /** Waited-on clusters seen in a listing (so their absence later means they are gone). */
   private readonly listed = new Set<string>();
+  /** The last listing showed none of the clusters on their first poll that it was asked about. */
+  private firstPollsMissed = false;
 
   constructor(
     private readonly client: SharedPollClient,
@@ -74,14 +105,14 @@ export class SharedPoller {
 
   /**
    * The status of cluster `id`, observed `delayMs` from now, or earlier when a round for other
-   * clusters comes first. A `first` poll comes earlier still: as soon as every request of this
-   * connection that starts an operation has been answered. Rejects as `getCluster` would (a
-   * `NotFoundError` when it is gone).
+   * clusters comes first. A `first` poll comes earlier still, with the wave (see the module
+   * comment). Rejects as `getCluster` would (a `NotFoundError` when it is gone).
    */
   observe(id: string, delayMs: number, first = false): Promise<Observation> {
     return new Promise<Observation>((resolve, reject) => {
       this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), first, resolve, reject });
-      this.arm();
+      if (first) this.touch();
+      else this.arm();
     });
   }
 
@@ -93,12 +124,19 @@ export class SharedPoller {
    */
   async sending<T>(request: () => Promise<T>): Promise<T> {
     this.unanswered += 1;
+    this.touch();
     try {
       return await request();
     } finally {
       this.unanswered -= 1;
-      this.arm();
+      this.touch();
     }
+  }
+
+  /** Something happened on the connection that a wave's first round waits for (see {@link GATHER_MS}). */
+  touch(): void {
+    this.lastActivityAt = this.now();
+    this.arm();
   }
 
   /** Clusters waiting for the next round (diagnostics and tests). */
@@ -109,10 +147,14 @@ export class SharedPoller {
   private arm(): void {
     if (this.busy || this.waiting.length === 0) return;
     const now = this.now();
+    // When the wave's first round may go: at once, or after a quiet spell while more operations
+    // are announced; never while one of its requests is unanswered.
+    const waveAt = this.unanswered > 0 ? Number.POSITIVE_INFINITY : expected.size === 0 ? now : this.lastActivityAt + GATHER_MS;
     let dueAt = Number.POSITIVE_INFINITY;
-    for (const w of this.waiting) dueAt = Math.min(dueAt, w.first && this.unanswered === 0 ? now : w.dueAt);
+    for (const w of this.waiting) dueAt = Math.min(dueAt, w.first ? Math.min(w.dueAt, waveAt) : w.dueAt);
     if (this.timer !== undefined) {
-      if (dueAt >= this.timerAt) return;
+      // Activity can move a first round later: the timer is set again each time.
+      if (dueAt === this.timerAt) return;
       clearTimeout(this.timer);
     }
     this.timerAt = dueAt;
@@ -157,7 +199,12 @@ export class SharedPoller {
         answer(id, { error });
       }
     };
-    if (ids.length === 1 || this.pages > ids.length) {
+    // A first poll of a cluster never listed can only be answered by a listing that still shows
+    // it; after listings that showed none of them (a service that deletes at once), its own GET.
+    const unseen = new Set(ids.filter((id) => !this.listed.has(id) && batch.some((w) => w.id === id && w.first)));
+    const direct = this.firstPollsMissed ? ids.filter((id) => unseen.has(id)) : [];
+    const listable = ids.filter((id) => !direct.includes(id));
+    if (listable.length <= 1 || this.pages > listable.length) {
       await Promise.all(ids.map(single));
       return;
     }
@@ -165,11 +212,14 @@ export class SharedPoller {
     try {
       listing = await this.listAll();
     } catch (error) {
-      for (const id of ids) answer(id, { error });
+      for (const id of listable) answer(id, { error });
+      await Promise.all(direct.map(single));
       return;
     }
-    const alone: string[] = [];
-    for (const id of ids) {
+    const shown = listable.filter((id) => unseen.has(id));
+    if (shown.length > 0) this.firstPollsMissed = shown.every((id) => !listing.items.has(id));
+    const alone: string[] = [...direct];
+    for (const id of listable) {
       const cluster = listing.items.get(id);
       if (cluster) {
         this.listed.add(id);
