@@ -75,7 +75,7 @@ export interface Observation {
 interface Waiting {
   id: string;
   dueAt: number;
-  /** A first poll: due as soon as no request of the connection starting an operation is unanswered. */
+  /** The early poll of a wait: due with its wave (see the module comment), before `dueAt`. */
   first: boolean;
   resolve(o: Observation): void;
   reject(e: unknown): void;
