@@ -23,10 +23,12 @@
  *   round already sees it done). That poll waits while a request of the connection starting an
  *   operation is unanswered ({@link SharedPoller.sending}), and, while more operations may come
  *   ({@link expectOperation}: the engine checks and diffs each resource just before running its
- *   operation, some tens of milliseconds after the previous one, up to `--parallel` at a time),
- *   until the connection has been quiet for {@link GATHER_MS}. So a wave's first round is one
- *   listing, and the last operation of a command does not wait for others; at the latest a first
- *   poll comes at the waiter's own delay (the schedule's first poll).
+ *   operation, milliseconds to tens of milliseconds after the previous one, up to `--parallel` at
+ *   a time), until as many operations wait as the largest wave so far (the engine's slots are
+ *   full: no other operation starts before one of them ends) or the connection has been quiet
+ *   for {@link GATHER_MS}. So a wave's first round is one listing, and the last operation of a
+ *   command does not wait for others; at the latest a first poll comes at the waiter's own delay
+ *   (the schedule's first poll).
  */
 import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
@@ -95,6 +97,8 @@ export class SharedPoller {
   private pages = 1;
   /** Waited-on clusters seen in a listing (so their absence later means they are gone). */
   private readonly listed = new Set<string>();
+  /** Most clusters on their first poll served by one round so far: the engine's slots, as seen. */
+  private largestWave = 0;
   /** The last listing showed none of the clusters on their first poll that it was asked about. */
   private firstPollsMissed = false;
 
@@ -147,9 +151,7 @@ export class SharedPoller {
   private arm(): void {
     if (this.busy || this.waiting.length === 0) return;
     const now = this.now();
-    // When the wave's first round may go: at once, or after a quiet spell while more operations
-    // are announced; never while one of its requests is unanswered.
-    const waveAt = this.unanswered > 0 ? Number.POSITIVE_INFINITY : expected.size === 0 ? now : this.lastActivityAt + GATHER_MS;
+    const waveAt = this.waveDueAt(now);
     let dueAt = Number.POSITIVE_INFINITY;
     for (const w of this.waiting) dueAt = Math.min(dueAt, w.first ? Math.min(w.dueAt, waveAt) : w.dueAt);
     if (this.timer !== undefined) {
@@ -168,10 +170,20 @@ export class SharedPoller {
     );
   }
 
+  /** When the wave's first round may go (see the module comment). */
+  private waveDueAt(now: number): number {
+    if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
+    if (expected.size === 0) return now;
+    const waves = new Set(this.waiting.filter((w) => w.first).map((w) => w.id)).size;
+    if (this.largestWave > 1 && waves >= this.largestWave) return now;
+    return this.lastActivityAt + GATHER_MS;
+  }
+
   private async round(): Promise<void> {
     this.busy = true;
     const batch = this.waiting;
     this.waiting = [];
+    this.largestWave = Math.max(this.largestWave, new Set(batch.filter((w) => w.first).map((w) => w.id)).size);
     try {
       await this.serve(batch);
     } catch (e) {

@@ -248,6 +248,29 @@ describe("SharedPoller rules (fake client)", () => {
     }
   });
 
+  it("once a wave has shown the engine's slots, a wave that fills them goes without waiting for a quiet spell", async () => {
+    const f = fakeClient(() => ["a", "b", "c", "d", "e", "f"].map((id) => cluster(id, "running")));
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots" });
+    if (!poller) throw new Error("a listing client has a shared poller");
+    const more = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::more";
+    expectOperation(more);
+    try {
+      // The first wave of three: its round waits for the quiet spell (operations are expected).
+      await Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, true)));
+      expect(f.calls).toEqual(["list 1"]);
+      // The next three fill the same slots: their round goes at once.
+      let done = false;
+      const wave = Promise.all(["d", "e", "f"].map((id) => poller.observe(id, 60_000, true))).then(() => (done = true));
+      await pause();
+      expect(done).toBe(true);
+      await wave;
+      expect(f.calls).toEqual(["list 1", "list 1"]);
+    } finally {
+      stopExpecting(more);
+      clearSharedPollers();
+    }
+  });
+
   it("after listings that showed none of the clusters on their first poll, polls such clusters with their own GET", async () => {
     // A service that deletes at once: after its DELETE, a cluster is already missing from lists.
     const f = fakeClient(() => []);
