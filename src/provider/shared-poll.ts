@@ -22,13 +22,17 @@
  *   service has answered its POST, PATCH or DELETE (against a service that finishes at once, that
  *   round already sees it done). That poll waits while a request of the connection starting an
  *   operation is unanswered ({@link SharedPoller.sending}), and, while more operations may come
- *   ({@link expectOperation}: the engine checks and diffs each resource just before running its
- *   operation, milliseconds to tens of milliseconds after the previous one, up to `--parallel` at
- *   a time), until as many operations wait as the largest wave so far (the engine's slots are
- *   full: no other operation starts before one of them ends) or the connection has been quiet
- *   for {@link GATHER_MS}. So a wave's first round is one listing, and the last operation of a
- *   command does not wait for others; at the latest a first poll comes at the waiter's own delay
- *   (the schedule's first poll).
+ *   (the engine has checked resources whose operation has not started, {@link expectOperation};
+ *   or it has already run several at once: a destroy's deletes are not checked first), until as
+ *   many operations wait as the largest wave so far (the engine's slots, `--parallel`, are full:
+ *   no other operation starts before one of them ends) or the connection has been quiet for
+ *   {@link GATHER_MS} (the engine starts the next operation milliseconds to tens of milliseconds
+ *   after the previous one). So a wave's first round is one listing, and the last operation of an
+ *   `up` does not wait for others; at the latest a first poll comes at the waiter's own delay (the
+ *   schedule's first poll).
+ * - After listings that showed none of the clusters on their first poll after a DELETE (a
+ *   service that deletes at once), such a poll is a GET of its own, at once: no listing could
+ *   answer it.
  */
 import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
@@ -45,16 +49,21 @@ export const GATHER_MS = 100;
  * the client. An operation that never comes (a failed `up`, a preview) only makes first rounds
  * wait for a quiet spell instead of going at once.
  */
-const expected = processSingleton(Symbol.for("pulumi-cms.provider.expected-operations"), () => new Set<string>());
+const expected = processSingleton(Symbol.for("pulumi-cms.provider.expected-operations"), () => ({
+  urns: new Set<string>(),
+  /** Whether this process has seen a check at all: a destroy's deletes come unannounced. */
+  announcing: false,
+}));
 
 /** An operation may come for `urn` (see {@link expected}). */
 export function expectOperation(urn: unknown): void {
-  if (typeof urn === "string") expected.add(urn);
+  expected.announcing = true;
+  if (typeof urn === "string") expected.urns.add(urn);
 }
 
 /** No operation is to come for `urn` any more: it has started, or its diff found no change. */
 export function stopExpecting(urn: unknown): void {
-  if (typeof urn === "string" && expected.delete(urn)) {
+  if (typeof urn === "string" && expected.urns.delete(urn)) {
     for (const poller of pollers.values()) poller.touch();
   }
 }
@@ -79,6 +88,8 @@ interface Waiting {
   dueAt: number;
   /** The early poll of a wait: due with its wave (see the module comment), before `dueAt`. */
   first: boolean;
+  /** For a wait until the cluster is gone (after its DELETE). */
+  gone: boolean;
   resolve(o: Observation): void;
   reject(e: unknown): void;
 }
@@ -99,7 +110,7 @@ export class SharedPoller {
   private readonly listed = new Set<string>();
   /** Most clusters on their first poll served by one round so far: the engine's slots, as seen. */
   private largestWave = 0;
-  /** The last listing showed none of the clusters on their first poll that it was asked about. */
+  /** The last listing showed none of the clusters on their first poll after a DELETE that it was asked about. */
   private firstPollsMissed = false;
 
   constructor(
@@ -112,9 +123,10 @@ export class SharedPoller {
    * clusters comes first. A `first` poll comes earlier still, with the wave (see the module
    * comment). Rejects as `getCluster` would (a `NotFoundError` when it is gone).
    */
-  observe(id: string, delayMs: number, first = false): Promise<Observation> {
+  observe(id: string, delayMs: number, kind: { first?: boolean; gone?: boolean } = {}): Promise<Observation> {
+    const first = kind.first === true;
     return new Promise<Observation>((resolve, reject) => {
-      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), first, resolve, reject });
+      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), first, gone: kind.gone === true, resolve, reject });
       if (first) this.touch();
       else this.arm();
     });
@@ -173,10 +185,22 @@ export class SharedPoller {
   /** When the wave's first round may go (see the module comment). */
   private waveDueAt(now: number): number {
     if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
-    if (expected.size === 0) return now;
-    const waves = new Set(this.waiting.filter((w) => w.first).map((w) => w.id)).size;
-    if (this.largestWave > 1 && waves >= this.largestWave) return now;
+    const firsts = this.waiting.filter((w) => w.first);
+    // Each gets its own GET anyway: nothing to share.
+    if (firsts.every((w) => this.direct(w))) return now;
+    // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
+    // has run several at once already.
+    if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
+    if (this.largestWave > 1 && new Set(firsts.map((w) => w.id)).size >= this.largestWave) return now;
     return this.lastActivityAt + GATHER_MS;
+  }
+
+  /**
+   * A first poll, after its DELETE, of a cluster never listed, once listings have shown none such
+   * (a service that deletes at once): a listing could not answer it, its own GET does.
+   */
+  private direct(w: Waiting): boolean {
+    return this.firstPollsMissed && w.first && w.gone && !this.listed.has(w.id);
   }
 
   private async round(): Promise<void> {
@@ -211,10 +235,10 @@ export class SharedPoller {
         answer(id, { error });
       }
     };
-    // A first poll of a cluster never listed can only be answered by a listing that still shows
-    // it; after listings that showed none of them (a service that deletes at once), its own GET.
-    const unseen = new Set(ids.filter((id) => !this.listed.has(id) && batch.some((w) => w.id === id && w.first)));
-    const direct = this.firstPollsMissed ? ids.filter((id) => unseen.has(id)) : [];
+    // A first poll after a DELETE of a cluster never listed can only be answered by a listing that
+    // still shows it; after listings that showed none of them, its own GET does (see `direct`).
+    const unseen = new Set(ids.filter((id) => !this.listed.has(id) && batch.some((w) => w.id === id && w.first && w.gone)));
+    const direct = ids.filter((id) => batch.some((w) => w.id === id && this.direct(w)));
     const listable = ids.filter((id) => !direct.includes(id));
     if (listable.length <= 1 || this.pages > listable.length) {
       await Promise.all(ids.map(single));

@@ -178,7 +178,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
     let fromSharedRound = false;
     try {
       if (shared) {
-        const seen = await shared.observe(options.id, delay, thisEarly);
+        const seen = await shared.observe(options.id, delay, { first: thisEarly, gone: options.target === "gone" });
         cluster = seen.cluster;
         fromSharedRound = seen.shared;
       } else {

@@ -203,12 +203,12 @@ describe("SharedPoller rules (fake client)", () => {
     let answerB: () => void = () => undefined;
     const bSent = poller.sending(() => new Promise<void>((resolve) => (answerB = resolve)));
     // a's request was answered; b's is still on its way.
-    const a = poller.observe("a", 60_000, true);
+    const a = poller.observe("a", 60_000, { first: true });
     await pause();
     expect(f.calls).toEqual([]);
     answerB();
     await bSent;
-    const b = poller.observe("b", 60_000, true);
+    const b = poller.observe("b", 60_000, { first: true });
     const seen = await Promise.all([a, b]);
     expect(f.calls).toEqual(["list 1"]);
     expect(seen.map((o) => [o.cluster.status, o.shared])).toEqual([
@@ -221,7 +221,7 @@ describe("SharedPoller rules (fake client)", () => {
     const f = fakeClient(() => [cluster("a", "running")]);
     const poller = new SharedPoller(f.client);
     await poller.sending(async () => undefined);
-    const a = await poller.observe("a", 60_000, true);
+    const a = await poller.observe("a", 60_000, { first: true });
     expect(a.cluster.status).toBe("running");
     expect(f.calls).toEqual(["get a"]);
   });
@@ -233,13 +233,13 @@ describe("SharedPoller rules (fake client)", () => {
     const next = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::b";
     expectOperation(next);
     try {
-      const a = poller.observe("a", 60_000, true);
+      const a = poller.observe("a", 60_000, { first: true });
       await pause();
       expect(f.calls).toEqual([]);
       // b starts, sends its request and asks: nothing more is expected, so the round goes.
       stopExpecting(next);
       await poller.sending(async () => undefined);
-      const b = poller.observe("b", 60_000, true);
+      const b = poller.observe("b", 60_000, { first: true });
       await Promise.all([a, b]);
       expect(f.calls).toEqual(["list 1"]);
     } finally {
@@ -256,11 +256,11 @@ describe("SharedPoller rules (fake client)", () => {
     expectOperation(more);
     try {
       // The first wave of three: its round waits for the quiet spell (operations are expected).
-      await Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, true)));
+      await Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, { first: true })));
       expect(f.calls).toEqual(["list 1"]);
       // The next three fill the same slots: their round goes at once.
       let done = false;
-      const wave = Promise.all(["d", "e", "f"].map((id) => poller.observe(id, 60_000, true))).then(() => (done = true));
+      const wave = Promise.all(["d", "e", "f"].map((id) => poller.observe(id, 60_000, { first: true }))).then(() => (done = true));
       await pause();
       expect(done).toBe(true);
       await wave;
@@ -276,7 +276,7 @@ describe("SharedPoller rules (fake client)", () => {
     const f = fakeClient(() => []);
     const poller = new SharedPoller(f.client);
     const gone = (id: string) =>
-      poller.observe(id, 0, true).then(
+      poller.observe(id, 0, { first: true, gone: true }).then(
         () => "found",
         (e: { status?: number }) => e.status,
       );
