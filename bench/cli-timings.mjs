@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What one Pulumi CLI command costs in the lifecycle suite: the fixed overhead of the engine,
 // the Node program and the dynamic-provider host, with operations that finish at once in the
-// emulator (durations 0: every wait is the provider's first poll, 1 s).
+// emulator (durations 0: every wait ends at the poll the provider makes as soon as the request is answered).
 //
 //   npm run bench:cli [-- rounds]       (builds first; needs the CLI; default 3 rounds)
 //

@@ -18,6 +18,17 @@ export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "./sha
  *
  * @internal
  */
-export * as provider from "./provider";
+export let provider: typeof import("./provider");
 /** The HTTP client of the service's v1 API. */
-export * as client from "./client";
+export let client: typeof import("./client");
+
+// Loaded on first use: a program declaring clusters needs neither (the HTTP client, its
+// dependencies and the provider's own would add about 150 modules to every program run). The
+// `exports.<name> = void 0` that the declarations above compile to is what lets Node find the
+// names for ES-module importers; those read them, and so load them, at import.
+lazyExport("provider", () => require("./provider"));
+lazyExport("client", () => require("./client"));
+
+function lazyExport(name: string, load: () => unknown): void {
+  Object.defineProperty(exports, name, { enumerable: true, configurable: true, get: load });
+}

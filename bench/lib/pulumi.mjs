@@ -6,7 +6,7 @@
  * host process it started.
  */
 import { spawn, execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,33 @@ export function snapshotPackage(from = root) {
   cpSync(join(from, "package.json"), join(dir, "package.json"));
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The package as a user installs it: `npm pack` of the built package in `from` (default: this
+ * repository; `dist/` as built, so build first), unpacked into `<tmp>/node_modules/pulumi-cms`,
+ * beside links to every entry of the repository's node_modules (its dependencies and
+ * `@pulumi/pulumi`, resolved as npm would place them). A project whose node_modules is that
+ * directory loads `require("pulumi-cms")`, and its serialized providers load
+ * `pulumi-cms/dist/provider/cluster-provider.js`, exactly as in a user's project.
+ */
+export function installTarball(from = root) {
+  const dir = mkdtempSync(join(tmpdir(), "pulumi-cms-bench-tgz-"));
+  const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+    cwd: from,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const tarball = join(dir, JSON.parse(json)[0].filename);
+  const nodeModules = join(dir, "node_modules");
+  const target = join(nodeModules, "pulumi-cms");
+  mkdirSync(target, { recursive: true });
+  execFileSync("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
+  for (const entry of readdirSync(join(root, "node_modules"))) {
+    if (entry === "pulumi-cms" || entry.startsWith(".")) continue;
+    symlinkSync(join(root, "node_modules", entry), join(nodeModules, entry), "dir");
+  }
+  return { dir, tarball, nodeModules, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The bin directory of the pinned Pulumi CLI (last stdout line of scripts/ensure-pulumi). */
@@ -52,13 +79,25 @@ exports.count = ids.length;
 
 /**
  * A temporary project and stack. `env` is the environment of every command (endpoint and token
- * of the emulator go in here: the provider reads CMS_ENDPOINT / CMS_TOKEN).
+ * of the emulator go in here: the provider reads CMS_ENDPOINT / CMS_TOKEN). `program` replaces
+ * the default one (clusters of the package in `pkgDir`); `nodeModules` the project's
+ * node_modules (default: the repository's, where the language host finds @pulumi/pulumi).
  */
-export async function createProject({ binDir, pkgDir = root, name = "cms-bench", env = {} }) {
+export async function createProject({
+  binDir,
+  pkgDir = root,
+  name = "cms-bench",
+  env = {},
+  program,
+  nodeModules = join(root, "node_modules"),
+}) {
   const { root: dir, project, backend, home } = await makeWorkspace("pulumi-cms-bench-");
-  await writeProject(project, { name, program: PROGRAM(join(pkgDir, "dist/index.js")), description: "pulumi-cms benchmark stack" });
-  // The language host resolves @pulumi/pulumi from the project: share the repository's copy.
-  symlinkSync(join(root, "node_modules"), join(project, "node_modules"), "dir");
+  await writeProject(project, {
+    name,
+    program: program ?? PROGRAM(join(pkgDir, "dist/index.js")),
+    description: "pulumi-cms benchmark stack",
+  });
+  symlinkSync(nodeModules, join(project, "node_modules"), "dir");
   const baseEnv = workspaceEnv({ binDir, backend, home, passphrase: "bench-passphrase", env });
   const stack = "bench";
   const run = (args, extraEnv = {}, options = {}) => runPulumi(binDir, project, args, { ...baseEnv, ...extraEnv }, options);

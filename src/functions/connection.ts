@@ -5,7 +5,7 @@
  * `CMS_TOKEN`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { createClient, type CmsClient } from "../client";
+import type { CmsClient } from "../client";
 import { dropEmpty, resolveConnection, safeMessage } from "../connection";
 
 /** Explicit connection of one function call. */
@@ -35,13 +35,15 @@ export function connectionFromStackConfig(): { endpoint?: string; token?: string
 }
 
 /** A client for one function call. */
-export function functionClient(connection: FunctionConnectionArgs | undefined): { client: CmsClient; token: string } {
+export async function functionClient(connection: FunctionConnectionArgs | undefined): Promise<{ client: CmsClient; token: string }> {
   const resolved = resolveConnection({
     explicit: dropEmpty(connection ?? {}),
     config: connectionFromStackConfig(),
     env: process.env,
     caller: "function",
   });
+  // Loaded on the first call: a program that calls no function does not load the HTTP client.
+  const { createClient } = await import("../client/index.js");
   return { client: createClient({ endpoint: resolved.endpoint, token: resolved.token }), token: resolved.token };
 }
 
@@ -54,7 +56,7 @@ export async function callApi<T>(
   connection: FunctionConnectionArgs | undefined,
   call: (client: CmsClient) => Promise<T>,
 ): Promise<T> {
-  const { client, token } = functionClient(connection);
+  const { client, token } = await functionClient(connection);
   try {
     return await call(client);
   } catch (e) {

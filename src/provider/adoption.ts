@@ -7,7 +7,9 @@
  *   `pulumi up` killed after its POST leaves a cluster the state does not record. Its name was
  *   derived from the resource's URN and the stack's seed (see `naming.ts`), so the next run
  *   computes the same name and finds it, instead of creating a duplicate and leaving the first
- *   one billed and unowned.
+ *   one billed and unowned. It lists every cluster to look for it, except when the stack's seed
+ *   was drawn in this very process (`shared/drawn-seeds.ts`): the seed is new in this run, so no
+ *   earlier run can have used it.
  *
  * Whether a cluster is this resource's is decided by `shared/ownership.ts`; this module gathers
  * the evidence ({@link nameProofOf}). Only a seeded auto-name proves it. A cluster is never taken
@@ -19,6 +21,7 @@
 import type { CmsClient } from "../client";
 import type { ApiCluster } from "../shared/wire-types";
 import { isNotFound, UnprovenOwnershipError } from "../client/errors";
+import { seedDrawnHere } from "../shared/drawn-seeds";
 import { judgeOwnership, type NameProof } from "../shared/ownership";
 import { safeMessage } from "../connection";
 import { toCreateRequest } from "./mapping";
@@ -85,6 +88,9 @@ export async function findLeftover(
   secrets: string[],
 ): Promise<ApiCluster | undefined> {
   if (inputs.__autonamed !== true || inputs.name === inState) return undefined;
+  const proof = nameProofOf(inputs);
+  // A seed drawn in this process (this run's, new to the stack) names nothing an earlier run made.
+  if (proof === "seeded" && seedDrawnHere(inputs.__seed)) return undefined;
   let all: ApiCluster[];
   try {
     all = await listShared(client);
@@ -93,7 +99,6 @@ export async function findLeftover(
       `creating cluster "${inputs.name}" failed: listing clusters (to find one left by an interrupted run) failed: ${safeMessage(e, secrets)}`,
     );
   }
-  const proof = nameProofOf(inputs);
   const ownership = judgeOwnership(all, { name: inputs.name, proof, request: proof === "seeded" ? undefined : toCreateRequest(inputs) });
   if (ownership.verdict === "ours") return ownership.cluster;
   if (ownership.verdict === "none") return undefined;

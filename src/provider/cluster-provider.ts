@@ -8,7 +8,7 @@
  * small and contains no configuration and no token.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { createClient, type ClientOptions, type CmsClient } from "../client";
+import type { ClientOptions, CmsClient } from "../client";
 import type { ApiCluster, ApiClusterSummary } from "../shared/wire-types";
 import { checkCluster } from "./check";
 import { adoptImported, findLeftover, nameProofOf, StateMemory } from "./adoption";
@@ -33,11 +33,12 @@ import { containsUnknown } from "./unknown";
 import { progressSink } from "./progress";
 import { retryLine } from "./progress-line";
 import type { PollSchedule } from "./schedule";
+import { expectOperation, stopExpecting } from "./shared-poll";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } from "./types";
 import { systemClock, type Clock } from "../shared/clock";
-import { WaitError, waitForGone, waitForRunning } from "./waiter";
+import { sendStarting, WaitError, waitForGone, waitForRunning } from "./waiter";
 
 /** An operation's time limit, passed to its client: `customTimeouts` or the default. */
 interface OperationDeadline {
@@ -178,23 +179,31 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
    * a client without the operation's deadline, since the shared poller keeps the first client it
    * is given for every later wait of the connection; the waiter stops at the deadline itself.
    */
-  function waitsFor(op: {
+  async function waitsFor(op: {
     connection: Connection;
-    id: string;
     timeoutMs: number;
     startedAt: number;
     secrets: string[];
     onProgress?: (line: string) => void;
   }) {
+    const pollClient = await openClient(op.connection, op.onProgress);
     const options = {
       ...op,
-      client: openClient(op.connection, op.onProgress),
-      schedule: settings.schedule,
-      clock: settings.clock,
-      sharedPolling: settings.sharedPolling,
+      ...waitSettings(pollClient),
       onProgress: op.onProgress && ((line: string) => op.onProgress?.(line)),
     };
-    return { running: () => waitForRunning(options), gone: () => waitForGone(options) };
+    return {
+      /** Wait for `running`; `early` (default) right after this operation's own request, else the status was just seen. */
+      running: (id: string, early = true) => waitForRunning({ ...options, id, early }),
+      gone: (id: string) => waitForGone({ ...options, id }),
+      /** Send the request that starts the operation: the first polls of its wave wait for the answer. */
+      send: <T>(request: () => Promise<T>): Promise<T> => sendStarting(waitSettings(pollClient), request),
+    };
+  }
+
+  /** The settings of this provider's waits on `client`. */
+  function waitSettings(client: CmsClient) {
+    return { client, schedule: settings.schedule, clock: settings.clock, sharedPolling: settings.sharedPolling };
   }
 
   /** The connection of a resource: its explicit one, then the stack configuration, then the environment. */
@@ -207,20 +216,20 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
    * With `onProgress`, each retry the client waits for is shown (an unreachable endpoint, 5xx,
    * 429) with the time of the next attempt, instead of a progress line that stands still.
    */
-  function connect(
+  async function connect(
     explicit: ConnectionInputs | undefined,
     onProgress?: (line: string) => void,
     deadline?: OperationDeadline,
-  ): { client: CmsClient; connection: Connection } {
+  ): Promise<{ client: CmsClient; connection: Connection }> {
     const connection = resolve(explicit);
-    return { client: openClient(connection, onProgress, deadline), connection };
+    return { client: await openClient(connection, onProgress, deadline), connection };
   }
 
   /**
    * A client of `connection` whose retries are shown through `onProgress` (see {@link connect}).
    * With `deadline`, no wait of the client (Retry-After, the rate limit, back-off) passes it.
    */
-  function openClient(connection: Connection, onProgress?: (line: string) => void, deadline?: OperationDeadline): CmsClient {
+  async function openClient(connection: Connection, onProgress?: (line: string) => void, deadline?: OperationDeadline): Promise<CmsClient> {
     const extra = settings.clientOptions?.onRetry;
     const onRetry: ClientOptions["onRetry"] =
       onProgress || extra
@@ -229,6 +238,8 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
             onProgress?.(retryLine(info, connection.endpoint));
           }
         : undefined;
+    // Loaded by the first operation that calls the API: a preview's check and diff never do.
+    const { createClient } = await import("../client/index.js");
     return createClient({
       ...settings.clientOptions,
       ...(deadline ? { deadlineMs: deadline.ms, deadlineName: deadline.name } : {}),
@@ -274,7 +285,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     onProgress?: (line: string) => void,
     deadline?: OperationDeadline,
   ): Promise<{ client: CmsClient; connection: Connection }> {
-    const primary = connect(explicit, onProgress, deadline);
+    const primary = await connect(explicit, onProgress, deadline);
     const alternatives = alternativeTokens(explicit, primary.connection.token);
     if (alternatives.length === 0) return primary;
     try {
@@ -285,7 +296,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     }
     for (const token of alternatives) {
       const connection = { endpoint: primary.connection.endpoint, token };
-      const candidate = { connection, client: openClient(connection, onProgress, deadline) };
+      const candidate = { connection, client: await openClient(connection, onProgress, deadline) };
       try {
         await probe(candidate.client);
         return candidate;
@@ -308,19 +319,19 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     const secrets = [connection.token];
     const startedAt = clock().now();
     const deadline = startedAt + timeouts.deleteMs;
-    const waits = waitsFor({ connection, id, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
+    const waits = await waitsFor({ connection, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
 
     /** Gone while waiting for it to settle: nothing left to delete. */
     let goneMeanwhile = false;
     try {
       await retryWhileBusy(
-        () => client.deleteCluster(id),
+        () => waits.send(() => client.deleteCluster(id)),
         async (busy) => {
           if (clock().now() >= deadline) throw busy;
           // Busy with another operation: wait until it settles, then ask again.
           onProgress?.("waiting for the cluster to finish its current operation before deleting");
           try {
-            await waits.running();
+            await waits.running(id, false);
           } catch (w) {
             if (w instanceof WaitError && w.reason === "gone") {
               goneMeanwhile = true;
@@ -341,7 +352,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     }
     onProgress?.("deleting");
     try {
-      await waits.gone();
+      await waits.gone(id);
     } catch (e) {
       throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
     }
@@ -396,6 +407,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
       // operation first: the time lets `cms-recover` tell a cluster this create made from one that
       // carried the same name before (see src/recover).
       if (!inState) inputs.__requestedAt = new Date().toISOString();
+      // In `up` an operation may follow (a create, or an update if diff finds changes): the first
+      // polls of its wave wait for it (shared-poll.ts).
+      if (failures.length === 0) expectOperation(urn);
       if (inState || replaced) {
         delete inputs.__import;
       } else if (news.__import !== undefined && news.__import !== null && inputs.__autonamed === true) {
@@ -410,7 +424,9 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
 
     /** Compare state with the program; see `diff.ts`. Makes no API call. */
     async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-      return diffCluster(olds, news);
+      const result = diffCluster(olds, news);
+      if (!result.changes) stopExpecting(news.__urn);
+      return result;
     },
 
     /**
@@ -421,11 +437,13 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
      */
     async create(raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
       const inputs = raw as unknown as ClusterInputs;
+      stopExpecting(inputs.__urn);
       const onProgress = progressFor(inputs.__urn);
       const timeouts = resolveTimeouts(inputs.__timeouts);
-      const { client, connection } = connect(inputs.connection, onProgress, { ms: timeouts.createMs, name: "create timeout" });
+      const { client, connection } = await connect(inputs.connection, onProgress, { ms: timeouts.createMs, name: "create timeout" });
       const secrets = [connection.token];
       const startedAt = clock().now();
+      const waits = await waitsFor({ connection, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress });
 
       let first: ApiCluster | ApiClusterSummary | undefined;
       if (inputs.__import) {
@@ -445,9 +463,10 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
           );
         }
       }
+      const adopted = first !== undefined;
       if (!first) {
         try {
-          first = await client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs) });
+          first = await waits.send(() => client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs) }));
         } catch (e) {
           // Nothing was taken: the client returns a cluster after a lost reply only with proof that
           // it is this create's, and otherwise names the candidates in the error.
@@ -460,10 +479,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
 
       let last: ApiCluster | ApiClusterSummary = first;
       try {
-        last =
-          first.status === "running" && "endpoint" in first
-            ? (first as ApiCluster)
-            : await waitsFor({ connection, id, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress }).running();
+        last = first.status === "running" && "endpoint" in first ? (first as ApiCluster) : await waits.running(id, !adopted); // a found cluster's status was just seen
         const kubeconfig = await client.getKubeconfig(id);
         await endProgress(inputs.__urn, `running: cluster ${id} ready`);
         return { id, outs: toOutputs(last, inputs, kubeconfig) };
@@ -557,31 +573,33 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     async update(id: string, oldsRaw: Record<string, unknown>, newsRaw: Record<string, unknown>) {
       const olds = oldsRaw as unknown as ClusterOutputs;
       const news = newsRaw as unknown as ClusterInputs;
+      stopExpecting(news.__urn);
       const onProgress = progressFor(news.__urn);
       const timeouts = resolveTimeouts(news.__timeouts);
-      const { client, connection } = connect(news.connection, onProgress, { ms: timeouts.updateMs, name: "update timeout" });
+      const { client, connection } = await connect(news.connection, onProgress, { ms: timeouts.updateMs, name: "update timeout" });
       const secrets = [connection.token];
       const startedAt = clock().now();
       const patch = toUpdateRequest(olds, news);
-      const waits = waitsFor({ connection, id, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
+      const waits = await waitsFor({ connection, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
 
       let last: ApiCluster | undefined;
       try {
         if (Object.keys(patch).length > 0) {
           last = await retryWhileBusy(
-            () => client.updateCluster(id, patch),
+            () => waits.send(() => client.updateCluster(id, patch)),
             async () => {
               // Busy (provisioning, scaling, upgrading...): wait for running, then send it again.
               onProgress?.("waiting for the cluster to finish its current operation");
-              last = await waits.running();
+              last = await waits.running(id, false);
             },
           );
           forgetReads(client);
           onProgress?.(`${last.status}: ${describePatch(patch)}`);
+          if (last.status !== "running") last = await waits.running(id);
         } else {
           last = await client.getCluster(id);
+          if (last.status !== "running") last = await waits.running(id, false);
         }
-        if (last.status !== "running") last = await waits.running();
         // Scaling or resizing does not change the credentials: keep the kubeconfig already in
         // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
         // the up after a create that failed before its kubeconfig was read.

@@ -4,7 +4,7 @@
  * make everything built from it (a Kubernetes provider, its resources) update or be replaced.
  * So the stored text is kept unless what it grants access to actually changed. Pure.
  */
-import { parse } from "yaml";
+import type * as Yaml from "yaml";
 
 /**
  * The parts of a kubeconfig that decide where and as whom it connects: each cluster's server
@@ -14,7 +14,8 @@ import { parse } from "yaml";
 export function kubeconfigIdentity(text: string): string | undefined {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // Loaded only when two texts differ: a read that downloads the kubeconfig it has parses nothing.
+    doc = (require("yaml") as typeof Yaml).parse(text);
   } catch {
     return undefined;
   }

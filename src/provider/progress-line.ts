@@ -7,7 +7,8 @@ import { formatDuration } from "./durations";
  * Without a node list: `provisioning (1m20s)`.
  */
 export function progressLine(status: string, nodes: ApiNodeList | undefined, elapsedMs: number): string {
-  const waited = ` (${formatDuration(elapsedMs)})`;
+  // Whole seconds: a wait's first poll comes within its first second.
+  const waited = ` (${elapsedMs < 1_000 ? "0s" : formatDuration(elapsedMs)})`;
   if (!nodes || !Array.isArray(nodes.items)) return `${status}${waited}`;
   const ready = nodes.items.filter((n) => n.status === "ready").length;
   const total = typeof nodes.total === "number" ? Math.max(nodes.total, nodes.items.length) : nodes.items.length;

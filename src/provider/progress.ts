@@ -68,10 +68,13 @@ function connectToEngine(): ProgressSink | null {
     const { EngineClient } = fromPulumi(engineGrpcPath);
     const engproto = fromPulumi(require.resolve("@pulumi/pulumi/proto/engine_pb"));
     const client = new EngineClient(address, grpc.credentials.createInsecure());
-    let last: Promise<void> = Promise.resolve();
-    // Serialise the calls so lines arrive in order; a failed delivery is only a lost hint.
+    // The last delivery of each resource: its lines are sent one after the other so they arrive in
+    // order, while other resources' lines go meanwhile (an operation that ends waits for its own
+    // last line, not for every line of the other operations running beside it). A failed delivery
+    // is only a lost hint.
+    const last = new Map<string, Promise<void>>();
     const send = (urn: string, message: string, severity: number, ephemeral: boolean): Promise<void> => {
-      last = last.then(
+      const delivered = (last.get(urn) ?? Promise.resolve()).then(
         () =>
           new Promise<void>((resolve) => {
             try {
@@ -86,7 +89,11 @@ function connectToEngine(): ProgressSink | null {
             }
           }),
       );
-      return last;
+      last.set(urn, delivered);
+      void delivered.then(() => {
+        if (last.get(urn) === delivered) last.delete(urn);
+      });
+      return delivered;
     };
     return {
       report: (urn, message) => send(urn, message, engproto.LogSeverity.INFO, true),

@@ -8,6 +8,12 @@
  * means `d <= t / 9`. So: one quick first poll (fast operations finish in one call), then
  * `clamp(t / 9, 2 s, 60 s)`, never past the deadline. Calls grow with the logarithm of the wait
  * (43 for a 10-minute wait; past 9 minutes the 60 s cap takes over, so an hour costs 93).
+ *
+ * A wait that follows its operation's request also polls once at its start, before this schedule
+ * (`waiter.ts`): that catches a service that is done when it answers, for one call more on a
+ * service that is not. No schedule can both poll at once and keep the 43 polls of a 10-minute
+ * wait: after a poll at 0 the promise needs the next by 2 s, and the greedy sequence 0, 2, 4, ...
+ * 20, then t / 9 apart, needs 44 to pass 10 minutes.
  */
 
 /** Knobs of the schedule; see {@link DEFAULT_POLL_SCHEDULE}. */
@@ -55,7 +61,8 @@ export function nextPollDelay(
 
 /**
  * The instants (ms since the start) at which a wait of `durationMs` polls, ending with the first
- * poll at or after `durationMs`. For documentation, tests and benchmarks.
+ * poll at or after `durationMs`. For documentation, tests and benchmarks. (A wait that follows
+ * its operation's request polls once more, at its start; see the module comment.)
  */
 export function pollInstants(durationMs: number, schedule: PollSchedule = DEFAULT_POLL_SCHEDULE): number[] {
   const instants: number[] = [];

@@ -18,11 +18,55 @@
  *   token whose scope hides it from the list; or several pages, between which clusters may shift)
  *   it gets its own GET, which answers 404 or the cluster.
  * - An error of the listing is given to every cluster of the round, as a GET's error would be.
+ * - A wave shares its first round. Each operation asks for its first status as soon as the
+ *   service has answered its POST, PATCH or DELETE (against a service that finishes at once, that
+ *   round already sees it done). That poll waits while a request of the connection starting an
+ *   operation is unanswered ({@link SharedPoller.sending}), and, while more operations may come
+ *   (the engine has checked resources whose operation has not started, {@link expectOperation};
+ *   or it has already run several at once: a destroy's deletes are not checked first), until as
+ *   many operations wait as the largest wave so far (the engine's slots, `--parallel`, are full:
+ *   no other operation starts before one of them ends) or the connection has been quiet for
+ *   {@link GATHER_MS} (the engine starts the next operation milliseconds to tens of milliseconds
+ *   after the previous one). So a wave's first round is one listing, and the last operation of an
+ *   `up` does not wait for others; at the latest a first poll comes at the waiter's own delay (the
+ *   schedule's first poll).
+ * - After listings that showed none of the clusters on their first poll after a DELETE (a
+ *   service that deletes at once), such a poll is a GET of its own, at once: no listing could
+ *   answer it.
  */
 import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { processSingleton } from "../shared/process-singleton";
+
+/** Quiet time after which a first round goes ahead while announced operations have not started. */
+export const GATHER_MS = 100;
+
+/**
+ * Resources whose operation may come, by URN: checked (a create follows a check without old
+ * inputs in `up`; an update may follow one with them) and neither diffed without changes nor
+ * started. One set for every connection: `check` and `diff` make no API call, so they do not know
+ * the client. An operation that never comes (a failed `up`, a preview) only makes first rounds
+ * wait for a quiet spell instead of going at once.
+ */
+const expected = processSingleton(Symbol.for("pulumi-cms.provider.expected-operations"), () => ({
+  urns: new Set<string>(),
+  /** Whether this process has seen a check at all: a destroy's deletes come unannounced. */
+  announcing: false,
+}));
+
+/** An operation may come for `urn` (see {@link expected}). */
+export function expectOperation(urn: unknown): void {
+  expected.announcing = true;
+  if (typeof urn === "string") expected.urns.add(urn);
+}
+
+/** No operation is to come for `urn` any more: it has started, or its diff found no change. */
+export function stopExpecting(urn: unknown): void {
+  if (typeof urn === "string" && expected.urns.delete(urn)) {
+    for (const poller of pollers.values()) poller.touch();
+  }
+}
 
 /** What the shared poller needs of a client: `CmsClient` has all of it. */
 export interface SharedPollClient {
@@ -42,6 +86,10 @@ export interface Observation {
 interface Waiting {
   id: string;
   dueAt: number;
+  /** The early poll of a wait: due with its wave (see the module comment), before `dueAt`. */
+  first: boolean;
+  /** For a wait until the cluster is gone (after its DELETE). */
+  gone: boolean;
   resolve(o: Observation): void;
   reject(e: unknown): void;
 }
@@ -49,6 +97,10 @@ interface Waiting {
 /** Polls the clusters of one endpoint + token; see the module comment. */
 export class SharedPoller {
   private waiting: Waiting[] = [];
+  /** Requests starting an operation, sent and not answered yet (see {@link sending}). */
+  private unanswered = 0;
+  /** Last request sent or answered, operation started or first poll asked for on this connection. */
+  private lastActivityAt = Number.NEGATIVE_INFINITY;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private busy = false;
@@ -56,6 +108,10 @@ export class SharedPoller {
   private pages = 1;
   /** Waited-on clusters seen in a listing (so their absence later means they are gone). */
   private readonly listed = new Set<string>();
+  /** Most clusters on their first poll served by one round so far: the engine's slots, as seen. */
+  private largestWave = 0;
+  /** The last listing showed none of the clusters on their first poll after a DELETE that it was asked about. */
+  private firstPollsMissed = false;
 
   constructor(
     private readonly client: SharedPollClient,
@@ -64,13 +120,39 @@ export class SharedPoller {
 
   /**
    * The status of cluster `id`, observed `delayMs` from now, or earlier when a round for other
-   * clusters comes first. Rejects as `getCluster` would (a `NotFoundError` when it is gone).
+   * clusters comes first. A `first` poll comes earlier still, with the wave (see the module
+   * comment). Rejects as `getCluster` would (a `NotFoundError` when it is gone).
    */
-  observe(id: string, delayMs: number): Promise<Observation> {
+  observe(id: string, delayMs: number, kind: { first?: boolean; gone?: boolean } = {}): Promise<Observation> {
+    const first = kind.first === true;
     return new Promise<Observation>((resolve, reject) => {
-      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), resolve, reject });
-      this.arm();
+      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), first, gone: kind.gone === true, resolve, reject });
+      if (first) this.touch();
+      else this.arm();
     });
+  }
+
+  /**
+   * Send a request that starts an operation of this connection (POST, PATCH, DELETE): first polls
+   * wait for its answer, so that the operations the engine started together share one first
+   * round. The caller's own first poll, asked for once the answer is in, joins that round: the
+   * round is a timer task, and the caller asks within the same turn of the event loop.
+   */
+  async sending<T>(request: () => Promise<T>): Promise<T> {
+    this.unanswered += 1;
+    this.touch();
+    try {
+      return await request();
+    } finally {
+      this.unanswered -= 1;
+      this.touch();
+    }
+  }
+
+  /** Something happened on the connection that a wave's first round waits for (see {@link GATHER_MS}). */
+  touch(): void {
+    this.lastActivityAt = this.now();
+    this.arm();
   }
 
   /** Clusters waiting for the next round (diagnostics and tests). */
@@ -80,10 +162,13 @@ export class SharedPoller {
 
   private arm(): void {
     if (this.busy || this.waiting.length === 0) return;
+    const now = this.now();
+    const waveAt = this.waveDueAt(now);
     let dueAt = Number.POSITIVE_INFINITY;
-    for (const w of this.waiting) dueAt = Math.min(dueAt, w.dueAt);
+    for (const w of this.waiting) dueAt = Math.min(dueAt, w.first ? Math.min(w.dueAt, waveAt) : w.dueAt);
     if (this.timer !== undefined) {
-      if (dueAt >= this.timerAt) return;
+      // Activity can move a first round later: the timer is set again each time.
+      if (dueAt === this.timerAt) return;
       clearTimeout(this.timer);
     }
     this.timerAt = dueAt;
@@ -93,14 +178,36 @@ export class SharedPoller {
         this.timerAt = Number.POSITIVE_INFINITY;
         void this.round();
       },
-      Math.max(0, dueAt - this.now()),
+      Math.max(0, dueAt - now),
     );
+  }
+
+  /** When the wave's first round may go (see the module comment). */
+  private waveDueAt(now: number): number {
+    if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
+    const firsts = this.waiting.filter((w) => w.first);
+    // Each gets its own GET anyway: nothing to share.
+    if (firsts.every((w) => this.direct(w))) return now;
+    // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
+    // has run several at once already.
+    if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
+    if (this.largestWave > 1 && new Set(firsts.map((w) => w.id)).size >= this.largestWave) return now;
+    return this.lastActivityAt + GATHER_MS;
+  }
+
+  /**
+   * A first poll, after its DELETE, of a cluster never listed, once listings have shown none such
+   * (a service that deletes at once): a listing could not answer it, its own GET does.
+   */
+  private direct(w: Waiting): boolean {
+    return this.firstPollsMissed && w.first && w.gone && !this.listed.has(w.id);
   }
 
   private async round(): Promise<void> {
     this.busy = true;
     const batch = this.waiting;
     this.waiting = [];
+    this.largestWave = Math.max(this.largestWave, new Set(batch.filter((w) => w.first).map((w) => w.id)).size);
     try {
       await this.serve(batch);
     } catch (e) {
@@ -128,7 +235,12 @@ export class SharedPoller {
         answer(id, { error });
       }
     };
-    if (ids.length === 1 || this.pages > ids.length) {
+    // A first poll after a DELETE of a cluster never listed can only be answered by a listing that
+    // still shows it; after listings that showed none of them, its own GET does (see `direct`).
+    const unseen = new Set(ids.filter((id) => !this.listed.has(id) && batch.some((w) => w.id === id && w.first && w.gone)));
+    const direct = ids.filter((id) => batch.some((w) => w.id === id && this.direct(w)));
+    const listable = ids.filter((id) => !direct.includes(id));
+    if (listable.length <= 1 || this.pages > listable.length) {
       await Promise.all(ids.map(single));
       return;
     }
@@ -136,11 +248,14 @@ export class SharedPoller {
     try {
       listing = await this.listAll();
     } catch (error) {
-      for (const id of ids) answer(id, { error });
+      for (const id of listable) answer(id, { error });
+      await Promise.all(direct.map(single));
       return;
     }
-    const alone: string[] = [];
-    for (const id of ids) {
+    const shown = listable.filter((id) => unseen.has(id));
+    if (shown.length > 0) this.firstPollsMissed = shown.every((id) => !listing.items.has(id));
+    const alone: string[] = [...direct];
+    for (const id of listable) {
       const cluster = listing.items.get(id);
       if (cluster) {
         this.listed.add(id);

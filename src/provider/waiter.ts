@@ -4,6 +4,13 @@
  * waited on together, or one GET /v1/clusters/{id} per poll), reads the status (provisioning,
  * scaling, upgrading and deleting mean "not yet"; error means stop), honours the operation's
  * deadline and reports progress.
+ *
+ * A wait that follows the request starting its operation (an `early` wait) polls once before the
+ * schedule does, as soon as it may: a service can be done by the time it answers, and then the
+ * operation ends without idling to the schedule's first poll (1 s). Alone, that poll comes at
+ * once; shared, once every request of its wave is answered, so one listing serves the wave. A
+ * service that is not done yet costs that one call more; the schedule's polls stay where they
+ * were, so nothing is noticed later than without it.
  */
 import { systemClock, type Clock } from "../shared/clock";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
@@ -12,7 +19,7 @@ import { isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";
 import { progressLine } from "./progress-line";
 import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollSchedule } from "./schedule";
-import { sharedPollerFor } from "./shared-poll";
+import { type SharedPoller, sharedPollerFor } from "./shared-poll";
 
 /** What the wait is for. */
 export type WaitTarget = "running" | "gone";
@@ -114,6 +121,27 @@ export interface WaitOptions {
    * injected one, whose virtual time the shared poller's real timers would not follow.
    */
   sharedPolling?: boolean;
+  /**
+   * Poll once before the schedule, as soon as possible (default true: the wait follows the request
+   * that started the operation, which the service may have finished at once). False when the
+   * status was just seen (a cluster busy with another operation, one found by a GET or a
+   * listing): there is no reason to look again at once.
+   */
+  early?: boolean;
+}
+
+/** The shared poller that waits with these options use, if any (see {@link WaitOptions.sharedPolling}). */
+export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling">): SharedPoller | undefined {
+  const clock = options.clock ?? systemClock;
+  return (options.sharedPolling ?? clock === systemClock) ? sharedPollerFor(options.client) : undefined;
+}
+
+/**
+ * Send the request that starts an operation (POST, PATCH, DELETE) so that the early first polls
+ * of its connection wait for its answer (see `SharedPoller.sending`); as is without shared polling.
+ */
+export function sendStarting<T>(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling">, request: () => Promise<T>): Promise<T> {
+  return sharedPollerOf(options)?.sending(request) ?? request();
 }
 
 /**
@@ -133,19 +161,24 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   let polls = 0;
   let nodes: ApiNodeList | undefined;
   let nodesListedAt: number | undefined;
-  const shared = (options.sharedPolling ?? clock === systemClock) ? sharedPollerFor(options.client) : undefined;
+  const shared = sharedPollerOf(options);
+
+  let early = options.early !== false;
 
   for (;;) {
     const now = clock.now();
     const delay = nextPollDelay(now - start, deadline - now, schedule, polls === 0);
-    polls += 1;
-    if (delay > 0 && !shared) await clock.sleep(delay);
+    // The early poll comes before the schedule's: at once alone; shared, as soon as the wave's
+    // requests are answered, at the latest when the schedule's first poll is due (it is then that one).
+    const thisEarly = early;
+    early = false;
+    if (delay > 0 && !shared && !thisEarly) await clock.sleep(delay);
 
     let cluster: ApiCluster | undefined;
     let fromSharedRound = false;
     try {
       if (shared) {
-        const seen = await shared.observe(options.id, delay);
+        const seen = await shared.observe(options.id, delay, { first: thisEarly, gone: options.target === "gone" });
         cluster = seen.cluster;
         fromSharedRound = seen.shared;
       } else {
@@ -165,6 +198,8 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
       if (!isTransient(e)) throw e;
       lastProblem = safeMessage(e, options.secrets);
     }
+
+    if (!thisEarly || clock.now() - start >= schedule.firstDelayMs) polls += 1;
 
     if (cluster) {
       last = cluster;

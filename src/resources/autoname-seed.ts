@@ -17,14 +17,24 @@ import * as pulumi from "@pulumi/pulumi";
 import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
 import { CLUSTER_MODULE } from "./type-token";
 import { stackHasSeed, stateRecordOf } from "./state-record";
+import { DRAWN_SEEDS_KEY } from "../shared/drawn-seeds";
+
+/** A string, so the serialized provider carries it as text rather than a reference to a module. */
+const DRAWN_SEEDS: string = DRAWN_SEEDS_KEY;
 
 /**
  * The provider the engine runs for the seed. Self-contained on purpose: the serialized text is
  * all that stacks keep, so it loads nothing from this package and no release can break it.
+ * `create` notes the value in the host process (`shared/drawn-seeds.ts`): the clusters created
+ * there next know that no earlier run can have left a cluster named from it.
  */
 const seedProvider: pulumi.dynamic.ResourceProvider = {
   async create() {
     const value: string = require("node:crypto").randomBytes(16).toString("hex");
+    const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
+    const key = Symbol.for(DRAWN_SEEDS);
+    g[key] ??= new Set<string>();
+    g[key].add(value);
     return { id: value, outs: { value } };
   },
   async diff() {

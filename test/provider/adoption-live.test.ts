@@ -9,6 +9,8 @@ import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
 import { derivedAutoName } from "../../src/provider/naming";
+import { DRAWN_SEEDS_KEY } from "../../src/shared/drawn-seeds";
+import { processSingleton } from "../../src/shared/process-singleton";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
@@ -172,6 +174,28 @@ describe("a cluster left by an interrupted run", () => {
     expect(err.message).toContain(b);
     expect(err.message).toMatch(/import/);
     expect(await posts()).toBe(0);
+  });
+
+  it("is not looked for when the stack's seed was drawn in this process (new in this run): no listing", async () => {
+    // What the seed's provider does in the host when the engine creates the stack's seed.
+    const fresh = "f7e5f7e5f7e5f7e5f7e5f7e5f7e5f7e5";
+    processSingleton(Symbol.for(DRAWN_SEEDS_KEY), () => new Set<string>()).add(fresh);
+    const previous = setProviderSettings({});
+    setProviderSettings({ ...previous, sharedPolling: false });
+    try {
+      await emu.control.resetRequestCounts();
+      const created = await clusterProvider.create(await checked(urn(), {}, { __seed: fresh }));
+      expect(created.outs.status).toBe("running");
+      const counts = await emu.control.requestCounts();
+      expect(counts["GET /v1/clusters"]).toBeUndefined();
+      expect(counts["POST /v1/clusters"]).toBe(1);
+      // A seed the state recorded before this run (not drawn here) is still looked up.
+      await emu.control.resetRequestCounts();
+      await clusterProvider.create(await checked(urn()));
+      expect((await emu.control.requestCounts())["GET /v1/clusters"]).toBe(1);
+    } finally {
+      setProviderSettings(previous);
+    }
   });
 
   it("costs one shared listing for many creates that start together", async () => {

@@ -22,6 +22,8 @@ afterEach(async () => {
 
 describe("create", () => {
   it("creates, waits for running and returns every output with the kubeconfig", async () => {
+    // A service that is done when it answers: the wait's first poll, made at once, sees it.
+    await emu.control.setTimings({ provisionSeconds: 0 });
     await emu.control.resetRequestCounts();
     const res = await clusterProvider.create(inputs({ name: "alpha", workers: 3, nodeSize: "medium" }));
     expect(res.id).toMatch(/^cls_[0-9a-f]{16}$/);
@@ -54,7 +56,8 @@ describe("create", () => {
   it("reports progress with nodes ready while waiting", async () => {
     const lines: Array<[string, string]> = [];
     setProgressSink({ report: (urn, line) => lines.push([urn, line]) });
-    await emu.control.setTimings({ provisionSeconds: 2.5 });
+    // Polls at once (provisioning, nodes listed) and at 1 s (running).
+    await emu.control.setTimings({ provisionSeconds: 0.5 });
     await emu.control.resetRequestCounts();
     const res = await clusterProvider.create(inputs({ name: "progress" }));
     expect(res.outs.status).toBe("running");

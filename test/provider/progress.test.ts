@@ -9,6 +9,7 @@ describe("progress", () => {
       "provisioning: 2/6 nodes ready (1m20s)",
     );
     expect(progressLine("scaling", undefined, 5_000)).toBe("scaling (5s)");
+    expect(progressLine("provisioning", undefined, 24)).toBe("provisioning (0s)");
   });
 
   it("only finds an engine inside the dynamic-provider host", () => {

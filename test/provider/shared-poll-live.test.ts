@@ -7,7 +7,14 @@ import type { RunningEmulator } from "../../src/emulator";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { setProgressSink } from "../../src/provider/progress";
-import { SharedPoller, clearSharedPollers, sharedPollerFor } from "../../src/provider/shared-poll";
+import {
+  SharedPoller,
+  clearSharedPollers,
+  expectOperation,
+  GATHER_MS,
+  sharedPollerFor,
+  stopExpecting,
+} from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
 import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs } from "../support/provider";
@@ -185,6 +192,99 @@ describe("SharedPoller rules (fake client)", () => {
     await Promise.all([gone, poller.observe("b", 0)]);
     expect(await gone).toEqual([404, "NotFoundError"]);
     expect(f.calls).toEqual(["list 1"]);
+  });
+
+  /** A pause shorter than GATHER_MS, in which a first round that did not wait would go. */
+  const pause = () => new Promise((resolve) => setTimeout(resolve, GATHER_MS / 4));
+
+  it("holds a wave's first polls until its requests are answered, then serves them with one listing", async () => {
+    const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
+    const poller = new SharedPoller(f.client);
+    let answerB: () => void = () => undefined;
+    const bSent = poller.sending(() => new Promise<void>((resolve) => (answerB = resolve)));
+    // a's request was answered; b's is still on its way.
+    const a = poller.observe("a", 60_000, { first: true });
+    await pause();
+    expect(f.calls).toEqual([]);
+    answerB();
+    await bSent;
+    const b = poller.observe("b", 60_000, { first: true });
+    const seen = await Promise.all([a, b]);
+    expect(f.calls).toEqual(["list 1"]);
+    expect(seen.map((o) => [o.cluster.status, o.shared])).toEqual([
+      ["running", true],
+      ["running", true],
+    ]);
+  });
+
+  it("makes a first poll at once when no other operation is under way or expected", async () => {
+    const f = fakeClient(() => [cluster("a", "running")]);
+    const poller = new SharedPoller(f.client);
+    await poller.sending(async () => undefined);
+    const a = await poller.observe("a", 60_000, { first: true });
+    expect(a.cluster.status).toBe("running");
+    expect(f.calls).toEqual(["get a"]);
+  });
+
+  it("while the engine has operations to come, a first poll waits for a quiet spell so the next one joins it", async () => {
+    const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-expecting" });
+    if (!poller) throw new Error("a listing client has a shared poller");
+    const next = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::b";
+    expectOperation(next);
+    try {
+      const a = poller.observe("a", 60_000, { first: true });
+      await pause();
+      expect(f.calls).toEqual([]);
+      // b starts, sends its request and asks: nothing more is expected, so the round goes.
+      stopExpecting(next);
+      await poller.sending(async () => undefined);
+      const b = poller.observe("b", 60_000, { first: true });
+      await Promise.all([a, b]);
+      expect(f.calls).toEqual(["list 1"]);
+    } finally {
+      stopExpecting(next);
+      clearSharedPollers();
+    }
+  });
+
+  it("once a wave has shown the engine's slots, a wave that fills them goes without waiting for a quiet spell", async () => {
+    const f = fakeClient(() => ["a", "b", "c", "d", "e", "f"].map((id) => cluster(id, "running")));
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots" });
+    if (!poller) throw new Error("a listing client has a shared poller");
+    const more = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::more";
+    expectOperation(more);
+    try {
+      // The first wave of three: its round waits for the quiet spell (operations are expected).
+      await Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, { first: true })));
+      expect(f.calls).toEqual(["list 1"]);
+      // The next three fill the same slots: their round goes at once.
+      let done = false;
+      const wave = Promise.all(["d", "e", "f"].map((id) => poller.observe(id, 60_000, { first: true }))).then(() => (done = true));
+      await pause();
+      expect(done).toBe(true);
+      await wave;
+      expect(f.calls).toEqual(["list 1", "list 1"]);
+    } finally {
+      stopExpecting(more);
+      clearSharedPollers();
+    }
+  });
+
+  it("after listings that showed none of the clusters on their first poll, polls such clusters with their own GET", async () => {
+    // A service that deletes at once: after its DELETE, a cluster is already missing from lists.
+    const f = fakeClient(() => []);
+    const poller = new SharedPoller(f.client);
+    const gone = (id: string) =>
+      poller.observe(id, 0, { first: true, gone: true }).then(
+        () => "found",
+        (e: { status?: number }) => e.status,
+      );
+    expect(await Promise.all([gone("a"), gone("b")])).toEqual([404, 404]);
+    expect(f.calls.sort()).toEqual(["get a", "get b", "list 1"]);
+    f.calls.length = 0;
+    expect(await Promise.all([gone("c"), gone("d")])).toEqual([404, 404]);
+    expect(f.calls.sort()).toEqual(["get c", "get d"]);
   });
 
   it("shares one poller per client identity", () => {

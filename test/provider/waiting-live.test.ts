@@ -65,6 +65,36 @@ describe("adaptive waiting (virtual time, real HTTP)", () => {
     expect(time.clock.now() - t).toBeGreaterThanOrEqual(60_000);
   });
 
+  it("a service that is done when it answers: create, update and delete end without waiting for the schedule", async () => {
+    await emu.control.setTimings({ provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0 });
+    try {
+      await emu.control.resetRequestCounts();
+      const news = inputs({ name: "instant" });
+      let t = time.clock.now();
+      const created = await clusterProvider.create(news);
+      expect(created.outs.status).toBe("running");
+      expect(time.clock.now() - t).toBe(0);
+      const outs = { ...created.outs, __provider: news.__provider };
+      t = time.clock.now();
+      const updated = await clusterProvider.update(created.id, outs, { ...news, workers: 3 });
+      expect(updated.outs).toMatchObject({ status: "running", workers: 3 });
+      expect(time.clock.now() - t).toBe(0);
+      t = time.clock.now();
+      await clusterProvider.delete(created.id, outs);
+      expect(time.clock.now() - t).toBe(0);
+      // One status call each: the poll made as soon as the POST, PATCH and DELETE were answered.
+      expect(await emu.control.requestCounts()).toEqual({
+        "POST /v1/clusters": 1,
+        "PATCH /v1/clusters/:cluster_id": 1,
+        "DELETE /v1/clusters/:cluster_id": 1,
+        "GET /v1/clusters/:cluster_id": 3,
+        "GET /v1/clusters/:cluster_id/kubeconfig": 1,
+      });
+    } finally {
+      await emu.control.setTimings({ provisionSeconds: 600, scaleSeconds: 120, deleteSeconds: 60 });
+    }
+  });
+
   it("progress lines list nodes on a widening schedule, not on every poll", async () => {
     const client = createClient({ endpoint: emu.url, token: emu.token });
     const summary = await client.createCluster({ name: "progress-economy", control_planes: 3, workers: 3, node_size: "small" });

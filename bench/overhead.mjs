@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+/**
+ * What the package adds to a Pulumi command over the engine's own floor (`npm run bench:overhead`).
+ *
+ * The same commands (`up`, `preview`, `refresh`, `up` changing `workers`, `destroy`) run on a stack
+ * of N auto-named `Cluster`s and on a stack of N minimal dynamic resources whose provider answers
+ * at once (the floor: the engine, the Node program and the dynamic-provider host, nothing else),
+ * against the in-process emulator with instant lifecycle (provisioning, scaling and deleting take
+ * 0 s). Stacks of each size run their commands interleaved (cms, floor, then floor, cms the next
+ * round), so both see the same machine. Reports the median wall time of each, their ratio, and the
+ * API calls of each cms command (the emulator's per-route request counts).
+ *
+ * Then what loading the package costs (modules and ms added after `@pulumi/pulumi`, medians of
+ * fresh processes): `require("pulumi-cms")` as a program does, and the provider host's
+ * `pulumi-cms/dist/provider/cluster-provider.js` before any call, after `check` and `diff` (all a
+ * preview needs) and after a `read` (an operation that calls the API).
+ *
+ * The package is installed from its tarball (`npm pack` of the build), as a user's project has it.
+ *
+ *   npm run bench:overhead                              (builds first; needs the CLI: scripts/ensure-pulumi)
+ *   BENCH_ROUNDS=7 BENCH_SIZES=1,20 npm run bench:overhead
+ *   BENCH_BEFORE_DIR=/tmp/before npm run bench:overhead (also measures that build, interleaved, as "before")
+ *   BENCH_JSON=file                                     (raw samples)
+ *
+ * Prints Markdown tables. Figures: docs/benchmarks.md.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
+
+const require = createRequire(import.meta.url);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+const SIZES = (process.env.BENCH_SIZES ?? "1,20").split(",").map((s) => Math.max(1, Number(s)));
+const LOAD_SAMPLES = Math.max(1, Number(process.env.BENCH_LOAD_SAMPLES ?? 9));
+
+const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+/** N auto-named clusters of `CMS_BENCH_WORKERS` workers, from the installed package. */
+const CMS_PROGRAM = `"use strict";
+const cms = require("pulumi-cms");
+const count = Number(process.env.CMS_BENCH_COUNT);
+const workers = Number(process.env.CMS_BENCH_WORKERS);
+for (let i = 0; i < count; i++) new cms.Cluster("c" + i, { controlPlanes: 1, workers, nodeSize: "small" });
+`;
+
+/** The floor: N dynamic resources with the same input, whose provider does nothing. */
+const FLOOR_PROGRAM = `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const provider = {
+  async create(inputs) { return { id: require("node:crypto").randomUUID(), outs: inputs }; },
+  async diff(_id, olds, news) { return { changes: olds.workers !== news.workers }; },
+  async update(_id, _olds, news) { return { outs: news }; },
+  async read(id, props) { return { id, props }; },
+  async delete() {},
+};
+class Minimal extends pulumi.dynamic.Resource {
+  constructor(name, args) { super(provider, name, args, {}, "bench", "Minimal"); }
+}
+const count = Number(process.env.CMS_BENCH_COUNT);
+const workers = Number(process.env.CMS_BENCH_WORKERS);
+for (let i = 0; i < count; i++) new Minimal("r" + i, { workers });
+`;
+
+const FLAGS = ["--yes", "--skip-preview", "--non-interactive"];
+const COMMANDS = [
+  { label: "up", args: ["up", ...FLAGS], workers: 1 },
+  { label: "preview", args: ["preview", "--expect-no-changes", "--non-interactive"], workers: 1 },
+  { label: "refresh", args: ["refresh", ...FLAGS], workers: 1 },
+  { label: "update (workers)", args: ["up", ...FLAGS], workers: 2 },
+  { label: "destroy", args: ["destroy", ...FLAGS], workers: 2 },
+];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const packages = [{ label: "cms", ...installTarball(root) }];
+if (process.env.BENCH_BEFORE_DIR) packages.push({ label: "before", ...installTarball(process.env.BENCH_BEFORE_DIR) });
+const kinds = [
+  ...packages.map((p) => ({ label: p.label, program: CMS_PROGRAM, nodeModules: p.nodeModules })),
+  { label: "floor", program: FLOOR_PROGRAM },
+];
+
+const { startEmulator } = require(join(root, "dist/emulator/index.js"));
+const binDir = ensurePulumi();
+const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
+
+const loads = [];
+const sampleLoad = () => loads.push(os.loadavg()[0]);
+sampleLoad();
+const sampler = setInterval(sampleLoad, 5_000);
+
+/** samples[N][command][kind] = [{ wallMs, calls, byRoute }] */
+const samples = {};
+const projects = [];
+/** A project directory of each package's smallest stack: where `pulumi-cms` resolves as in it. */
+const projectDirOf = new Map();
+let loadResults = [];
+try {
+  for (const N of SIZES) {
+    samples[N] = {};
+    const stacks = [];
+    for (const kind of kinds) {
+      const project = await createProject({
+        binDir,
+        name: `cms-overhead-${kind.label}-${N}`,
+        program: kind.program,
+        nodeModules: kind.nodeModules,
+        env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token, CMS_BENCH_COUNT: String(N) },
+      });
+      projects.push(project);
+      if (!projectDirOf.has(kind.label)) projectDirOf.set(kind.label, project.project);
+      await project.init();
+      stacks.push({ kind, project });
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? stacks : [...stacks].reverse();
+      log(`N=${N} round ${round + 1}/${ROUNDS}`);
+      for (const command of COMMANDS) {
+        for (const { kind, project } of order) {
+          await emu.control.resetRequestCounts();
+          const r = await project.run(command.args, { CMS_BENCH_WORKERS: String(command.workers) }, { timeoutMs: 5 * 60_000 });
+          if (r.code !== 0) throw new Error(`${kind.label} N=${N}: pulumi ${command.args.join(" ")} failed:\n${r.output}`);
+          const byRoute = await emu.control.requestCounts();
+          const calls = Object.values(byRoute).reduce((a, b) => a + b, 0);
+          samples[N][command.label] ??= {};
+          samples[N][command.label][kind.label] ??= [];
+          samples[N][command.label][kind.label].push({ wallMs: r.wallMs, calls, byRoute });
+        }
+      }
+    }
+  }
+  loadResults = await measureLoading();
+} finally {
+  clearInterval(sampler);
+  for (const p of projects) {
+    await p.run(["destroy", ...FLAGS]).catch(() => undefined);
+    p.cleanup();
+  }
+  for (const p of packages) p.cleanup();
+  await emu.close();
+}
+
+/**
+ * Modules and ms that loading the package adds after @pulumi/pulumi, in fresh processes started in
+ * a project of each package (so `pulumi-cms` resolves as the program and the host resolve it).
+ */
+async function measureLoading() {
+  const script = `
+const { performance } = require("node:perf_hooks");
+const count = () => Object.keys(require.cache).length;
+const out = {};
+const step = async (name, fn) => { const m = count(); const t = performance.now(); await fn(); out[name] = { modules: count() - m, ms: performance.now() - t }; };
+(async () => {
+  require("@pulumi/pulumi");
+  if (process.argv[1] === "program") {
+    await step("program", () => require("pulumi-cms"));
+  } else {
+    let p;
+    await step("host", () => { p = require("pulumi-cms/dist/provider/cluster-provider.js").clusterProvider; });
+    const news = { controlPlanes: 1, workers: 1, nodeSize: "small", __urn: "urn:pulumi:s::p::pulumi-nodejs:dynamic/cms:Cluster::c0", __seed: "0123456789abcdef0123456789abcdef" };
+    let checked;
+    await step("host: check + diff", async () => { checked = (await p.check({}, news)).inputs; await p.diff("x", checked, checked); });
+    await step("host: read (an API call)", () => p.read("cls_0000000000000000", { ...checked, name: "x", status: "running" }));
+  }
+  console.log(JSON.stringify(out));
+})();`;
+  const results = [];
+  for (const p of packages) {
+    const cwd = projectDirOf.get(p.label);
+    const runs = [];
+    for (let i = 0; i < LOAD_SAMPLES; i++) {
+      for (const what of ["program", "host"]) {
+        // Asynchronous: the emulator answering the read runs in this process.
+        const { stdout } = await promisify(execFile)(process.execPath, ["-e", script, what], {
+          cwd,
+          env: { ...process.env, CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
+        });
+        runs.push(JSON.parse(stdout.trim().split("\n").pop()));
+      }
+    }
+    const steps = {};
+    for (const run of runs) {
+      for (const [name, v] of Object.entries(run)) {
+        steps[name] ??= [];
+        steps[name].push(v);
+      }
+    }
+    for (const [name, list] of Object.entries(steps)) {
+      results.push({ label: p.label, step: name, modules: median(list.map((v) => v.modules)), ms: median(list.map((v) => v.ms)) });
+    }
+  }
+  return results;
+}
+
+const secs = (ms) => (ms / 1000).toFixed(2);
+const loadRange = `1-minute load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)}, sampled every 5 s)`;
+console.log(
+  `Pulumi CLI (${binDir}), Node ${process.version}, ${os.cpus().length} cores, ${loadRange}; ${ROUNDS} rounds, medians; emulator with instant lifecycle\n`,
+);
+const labels = packages.map((p) => p.label);
+const header = [
+  "N",
+  "command",
+  ...labels.map((l) => `${l} (s)`),
+  "floor (s)",
+  ...labels.map((l) => `${l} ÷ floor`),
+  ...labels.map((l) => `${l} calls`),
+  "calls by route (cms, median round)",
+];
+console.log(`| ${header.join(" | ")} |`);
+console.log(`|${header.map(() => "---").join("|")}|`);
+for (const N of SIZES) {
+  for (const command of COMMANDS) {
+    const byKind = samples[N][command.label];
+    const floor = median(byKind.floor.map((s) => s.wallMs));
+    const walls = labels.map((l) => median(byKind[l].map((s) => s.wallMs)));
+    const calls = labels.map((l) => {
+      const c = byKind[l].map((s) => s.calls);
+      const lo = Math.min(...c);
+      const hi = Math.max(...c);
+      return lo === hi ? String(lo) : `${median(c)} (${lo}–${hi})`;
+    });
+    const cms = byKind.cms;
+    const mid = [...cms].sort((a, b) => a.calls - b.calls)[Math.floor(cms.length / 2)];
+    const routes = Object.entries(mid.byRoute)
+      .map(([route, n]) => `${route} ${n}`)
+      .join(", ");
+    console.log(
+      `| ${N} | ${command.label} | ${walls.map(secs).join(" | ")} | ${secs(floor)} | ${walls.map((w) => (w / floor).toFixed(2)).join(" | ")} | ${calls.join(" | ")} | ${routes} |`,
+    );
+  }
+}
+console.log("\n| package | what is loaded | modules | ms (median) |");
+console.log("|---|---|---|---|");
+for (const r of loadResults) console.log(`| ${r.label} | ${r.step} | ${r.modules} | ${r.ms.toFixed(1)} |`);
+
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ samples, loads, loading: loadResults }, null, 2));
