@@ -146,7 +146,7 @@ async function benchSingle(binDir) {
 async function benchLong() {
   const cp = require(`${root}/dist/provider/cluster-provider.js`);
   const progress = require(`${root}/dist/provider/progress.js`);
-  const { clearSharedLimiters } = require(`${root}/dist/client/index.js`);
+  const { runtime, useSettings } = require(`${root}/dist/shared/runtime.js`);
   const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/schedule.js`);
   const provTok = newToken("long_provider");
   const baseTok = newToken("long_baseline");
@@ -169,7 +169,7 @@ async function benchLong() {
     const c = (await emu.control.clusters()).find((x) => x.id === id);
     return Date.parse(c.created_at) + durationMs;
   };
-  const previous = cp.setProviderSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock });
+  const previous = useSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock });
   const inputs = (name) => ({
     name,
     controlPlanes: 1,
@@ -180,7 +180,7 @@ async function benchLong() {
     __provider: "exports.handler = undefined;",
   });
   const runProvider = async (name, withProgress) => {
-    clearSharedLimiters();
+    runtime().limiters.clear();
     // In `pulumi up` the provider runs in the engine's dynamic-provider host, where progress
     // lines are on (and the waiter lists nodes for them); here a sink that drops the lines
     // stands in for the engine.
@@ -219,7 +219,7 @@ async function benchLong() {
     };
   } finally {
     progress.setProgressSink(undefined);
-    cp.setProviderSettings(previous);
+    useSettings(previous);
     obs.stop();
     await emu.close();
   }

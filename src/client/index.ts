@@ -48,7 +48,6 @@ export {
   RateLimiter,
   computePacingDelay,
   sharedLimiter,
-  clearSharedLimiters,
   limiterKey,
   DEFAULT_LIMITER_OPTIONS,
   type LimiterOptions,

@@ -11,7 +11,7 @@ import { DeadlineError } from "./errors/deadline-error";
 import { formatDuration } from "../provider/durations";
 import { systemClock, type Clock } from "../shared/clock";
 import { omitUndefined } from "../shared/omit-undefined";
-import { processSingleton } from "../shared/process-singleton";
+import { runtime } from "../shared/runtime";
 
 /** What the limiter knows about the current window. All times are local epoch ms. */
 export interface LimiterState {
@@ -250,24 +250,16 @@ export function limiterKey(endpoint: string, token: string): string {
   return `${endpoint}#${digest}`;
 }
 
-// One registry per process, shared by every copy of this package loaded in it (Pulumi program
-// and dynamic-provider closure), so that they share one budget per token.
-const registry = (): Map<string, RateLimiter> =>
-  processSingleton(Symbol.for("pulumi-cms.client.limiters"), () => new Map<string, RateLimiter>());
-
 /** The process-wide limiter of an endpoint + token, created on first use. */
 export function sharedLimiter(endpoint: string, token: string): RateLimiter {
   const key = limiterKey(endpoint, token);
-  const map = registry();
+  // The runtime's: every copy of this package in the process (program and provider host) draws
+  // from one budget per token.
+  const map = runtime().limiters;
   let limiter = map.get(key);
   if (!limiter) {
     limiter = new RateLimiter();
     map.set(key, limiter);
   }
   return limiter;
-}
-
-/** Forget every shared limiter (tests: a fresh emulator restarts its windows). */
-export function clearSharedLimiters(): void {
-  registry().clear();
 }

@@ -1,24 +1,16 @@
 /**
  * The cluster ids this process's creates received, so that the lost-reply recovery of one create
  * never offers another create's cluster as a candidate (`shared/ownership.ts` decides the rest).
+ * Kept by the runtime, like the limiters, so two copies of the package agree.
  */
+import { runtime } from "../shared/runtime";
 
-/**
- * On globalThis, like the limiters, so two copies of the package agree. Bounded: only recent
- * creations can be confused with a lost one.
- */
-const CLAIMED_SYMBOL = Symbol.for("pulumi-cms.client.claimedClusterIds");
+/** Bounded: only recent creations can be confused with a lost one. */
 const MAX_CLAIMED = 10_000;
 
 /** The process-wide set of cluster ids already returned by a create. */
 export function claimedClusterIds(): Set<string> {
-  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
-  let set = g[CLAIMED_SYMBOL];
-  if (!set) {
-    set = new Set();
-    g[CLAIMED_SYMBOL] = set;
-  }
-  return set;
+  return runtime().claimedIds;
 }
 
 /** Record that a create call returned `id`. */

@@ -22,6 +22,7 @@ import type { CmsClient } from "../client";
 import type { ApiCluster } from "../shared/wire-types";
 import { isNotFound, UnprovenOwnershipError } from "../client/errors";
 import { seedDrawnHere } from "../shared/drawn-seeds";
+import { runtime } from "../shared/runtime";
 import { judgeOwnership, type NameProof } from "../shared/ownership";
 import { safeMessage } from "../connection";
 import { toCreateRequest } from "./mapping";
@@ -37,7 +38,8 @@ import type { ClusterInputs } from "./types";
  * `import` id), and tells `create` which name the cluster in the state has.
  */
 export class StateMemory {
-  private readonly byUrn = new Map<string, { name: unknown }>();
+  /** @param byUrn where it is kept: the default provider's lives in the runtime. */
+  constructor(private readonly byUrn: Map<string, { name: unknown }> = new Map()) {}
 
   /** Record that `urn` is in the state with these inputs. */
   remember(urn: string, olds: Record<string, unknown>): void {
@@ -50,15 +52,13 @@ export class StateMemory {
   }
 }
 
-/** Listings of every cluster in flight, by client identity, shared by concurrent creates. */
-const listings = new Map<string, Promise<ApiCluster[]>>();
-
 /**
  * Every cluster visible to the client. Creates that start while a listing is in flight share it:
  * a stack creating fifty clusters lists once, not fifty times. (A cluster left by an earlier run
  * existed before any of these listings started, so a shared one cannot miss it.)
  */
 function listShared(client: CmsClient): Promise<ApiCluster[]> {
+  const listings = runtime().listings;
   const key = client.identity;
   let listing = listings.get(key);
   if (!listing) {

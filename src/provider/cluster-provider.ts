@@ -32,12 +32,12 @@ import { nextAutoNameGeneration } from "./naming";
 import { containsUnknown } from "./unknown";
 import { progressSink } from "./progress";
 import { retryLine } from "./progress-line";
-import type { PollSchedule } from "./schedule";
 import { expectOperation, stopExpecting } from "./shared-poll";
 import { forgetReads, readCluster } from "./shared-reads";
 import { resolveTimeouts } from "./timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs } from "./types";
-import { systemClock, type Clock } from "../shared/clock";
+import type { Clock } from "../shared/clock";
+import { emptyProviderMemory, runtime, runtimeClock, type ProviderMemory, type RuntimeSettings } from "../shared/runtime";
 import { sendStarting, WaitError, waitForGone, waitForRunning } from "./waiter";
 
 /** An operation's time limit, passed to its client: `customTimeouts` or the default. */
@@ -47,19 +47,8 @@ interface OperationDeadline {
   name: string;
 }
 
-/** Settings a test (or an embedding tool) may change; production uses the defaults. */
-export interface ProviderSettings {
-  /** Extra client options (e.g. shorter retry delays in tests). Never the endpoint or token. */
-  clientOptions?: Omit<Partial<ClientOptions>, "endpoint" | "token">;
-  /** Time source of the waits (tests use a virtual clock shared with the emulator). */
-  clock?: Clock;
-  /** Poll schedule of the waits. */
-  schedule?: PollSchedule;
-  /** Environment to read `CMS_ENDPOINT` / `CMS_TOKEN` from; `process.env` by default. */
-  env?: Record<string, string | undefined>;
-  /** Share status polls between clusters waited on together (see `WaitOptions.sharedPolling`). */
-  sharedPolling?: boolean;
-}
+/** A provider's settings: the runtime's (`shared/runtime.ts`), and for a provider of its own, those it was made with. */
+export type ProviderSettings = RuntimeSettings;
 
 // Inside the dynamic-provider host: exit when the engine that started us is gone (a killed job).
 startEngineWatchdog();
@@ -156,23 +145,21 @@ async function retryWhileBusy<T>(attempt: () => Promise<T>, whenBusy: (e: unknow
 /** A Cluster provider with its own settings, stack configuration and memory of the state. */
 export interface ClusterProvider extends Required<Omit<pulumi.dynamic.ResourceProvider, "configure">> {
   configure(req: pulumi.dynamic.ConfigureRequest): Promise<void>;
-  /** Replace the {@link ProviderSettings}. Returns the previous ones so tests can restore them. */
-  setSettings(next: ProviderSettings): ProviderSettings;
-  /** Forget what `configure` stored (tests). */
-  resetConfigured(): void;
 }
 
 /**
  * A Cluster provider. The serialized provider of every stack uses the default one,
- * {@link clusterProvider}; tests and embedding tools may make their own.
+ * {@link clusterProvider}, which keeps its memory in the runtime and follows the runtime's
+ * settings; tests and embedding tools may make their own, whose `own` settings win over the
+ * runtime's and whose memory is their own.
  */
-export function createClusterProvider(initial: ProviderSettings = {}): ClusterProvider {
-  let settings: ProviderSettings = initial;
-  /** Connection settings from the stack configuration, stored by `configure` in the host process. */
-  let configured: ConnectionInputs = {};
+export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
+  /** The stack configuration `configure` stored in the host process, and what check saw. */
+  const memory: ProviderMemory = own ? emptyProviderMemory() : runtime().defaultProvider;
   /** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
-  const stateMemory = new StateMemory();
-  const clock = (): Clock => settings.clock ?? systemClock;
+  const stateMemory = new StateMemory(memory.inState);
+  const settingsNow = (): ProviderSettings => (own ? { ...runtime().settings, ...own } : runtime().settings);
+  const clock = (): Clock => settingsNow().clock ?? runtimeClock();
 
   /**
    * The waits of one operation: every option but the target is the operation's. They poll through
@@ -203,12 +190,13 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
 
   /** The settings of this provider's waits on `client`. */
   function waitSettings(client: CmsClient) {
-    return { client, schedule: settings.schedule, clock: settings.clock, sharedPolling: settings.sharedPolling };
+    const settings = settingsNow();
+    return { client, schedule: settings.schedule, clock: clock(), sharedPolling: settings.sharedPolling };
   }
 
   /** The connection of a resource: its explicit one, then the stack configuration, then the environment. */
   function resolve(explicit: ConnectionInputs | undefined): Connection {
-    return resolveConnection({ explicit: dropEmpty(explicit ?? {}), config: configured, env: settings.env ?? process.env });
+    return resolveConnection({ explicit: dropEmpty(explicit ?? {}), config: memory.configured, env: settingsNow().env ?? process.env });
   }
 
   /**
@@ -230,6 +218,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
    * With `deadline`, no wait of the client (Retry-After, the rate limit, back-off) passes it.
    */
   async function openClient(connection: Connection, onProgress?: (line: string) => void, deadline?: OperationDeadline): Promise<CmsClient> {
+    const settings = settingsNow();
     const extra = settings.clientOptions?.onRetry;
     const onRetry: ClientOptions["onRetry"] =
       onProgress || extra
@@ -262,8 +251,8 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
    * the id, which would read as "deleted".
    */
   function alternativeTokens(explicit: ConnectionInputs | undefined, used: string): string[] {
-    const env = settings.env ?? process.env;
-    const later = dropEmpty(explicit ?? {}).token ? [configured.token, env.CMS_TOKEN] : [env.CMS_TOKEN];
+    const env = settingsNow().env ?? process.env;
+    const later = dropEmpty(explicit ?? {}).token ? [memory.configured.token, env.CMS_TOKEN] : [env.CMS_TOKEN];
     const out: string[] = [];
     for (const t of later) {
       const token = typeof t === "string" ? t.trim() : "";
@@ -370,7 +359,7 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
      * serialized provider never holds them).
      */
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-      configured = dropEmpty({
+      memory.configured = dropEmpty({
         endpoint: req.config.get(CONFIG_ENDPOINT_KEY),
         token: req.config.get(CONFIG_TOKEN_KEY),
       });
@@ -636,30 +625,11 @@ export function createClusterProvider(initial: ProviderSettings = {}): ClusterPr
     },
   };
 
-  return Object.assign(withoutHostEchoes(provider), {
-    setSettings(next: ProviderSettings): ProviderSettings {
-      const previous = settings;
-      settings = next;
-      return previous;
-    },
-    resetConfigured(): void {
-      configured = {};
-    },
-  });
+  return withoutHostEchoes(provider);
 }
 
 /** The provider every stack's serialized provider loads (see `serializable.ts`). */
 export const clusterProvider = createClusterProvider();
-
-/** Replace the default provider's {@link ProviderSettings}; returns the previous ones (tests). */
-export function setProviderSettings(next: ProviderSettings): ProviderSettings {
-  return clusterProvider.setSettings(next);
-}
-
-/** Forget what `configure` stored in the default provider (tests). */
-export function resetConfiguredConnection(): void {
-  clusterProvider.resetConfigured();
-}
 
 function describeCluster(c: ApiCluster): string {
   return `${c.workers} workers, nodeSize ${c.node_size}`;

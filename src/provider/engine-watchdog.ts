@@ -9,6 +9,7 @@
  * accepts connections there, so a refused connection, twice in a row, means it is gone.
  */
 import { connect } from "node:net";
+import { runtime } from "../shared/runtime";
 import { engineAddressFromHost } from "./progress";
 
 /** How often the engine's address is probed. */
@@ -33,8 +34,6 @@ export function engineReachable(address: string, timeoutMs = 5_000): Promise<boo
   });
 }
 
-let started = false;
-
 /**
  * Inside the dynamic-provider host, probe the engine every {@link WATCHDOG_INTERVAL_MS} and exit
  * the process after {@link WATCHDOG_FAILURES} refusals in a row. Anywhere else (the program,
@@ -45,8 +44,9 @@ export function startEngineWatchdog(
   exit: (code: number) => void = (code) => process.exit(code),
   intervalMs: number = WATCHDOG_INTERVAL_MS,
 ): (() => void) | undefined {
-  if (!address || started) return undefined;
-  started = true;
+  const watchdog = runtime().watchdog;
+  if (!address || watchdog.started) return undefined;
+  watchdog.started = true;
   let refused = 0;
   let probing = false;
   const timer = setInterval(() => {
@@ -65,6 +65,6 @@ export function startEngineWatchdog(
   timer.unref();
   return () => {
     clearInterval(timer);
-    started = false;
+    watchdog.started = false;
   };
 }

@@ -10,22 +10,24 @@
  * remembers the one line the host will print for it, and the host's `console.error` drops that
  * exact line (once). Every other line the host prints is left alone.
  */
+import { runtime } from "../shared/runtime";
 import { engineAddressFromHost } from "./progress";
 
 /** The operations whose failures the host prints on stderr besides answering them. */
 const ECHOED = ["check", "diff", "read", "delete"] as const;
 
-/** Lines the host is about to print for errors already answered to the engine. */
-const pending = new Set<string>();
-let filtering = false;
-
-/** In the host: drop the host's stderr copy of the errors marked by {@link quiet}. */
+/**
+ * In the host: drop the host's stderr copy of the errors marked by {@link quiet}. Installed once
+ * per process; the lines the host is about to print for errors already answered to the engine
+ * are the runtime's `hostEchoes.pending`.
+ */
 function filterHostEchoes(): void {
-  if (filtering) return;
-  filtering = true;
+  const echoes = runtime().hostEchoes;
+  if (echoes.installed) return;
+  echoes.installed = true;
   const original = console.error.bind(console);
   console.error = (...args: unknown[]) => {
-    if (args.length === 1 && typeof args[0] === "string" && pending.delete(args[0])) return;
+    if (args.length === 1 && typeof args[0] === "string" && echoes.pending.delete(args[0])) return;
     original(...args);
   };
 }
@@ -34,7 +36,7 @@ function filterHostEchoes(): void {
 function quiet(e: unknown): Error {
   const err = e instanceof Error ? e : new Error(String(e));
   err.stack = "";
-  pending.add(`${err}: `);
+  runtime().hostEchoes.pending.add(`${err}: `);
   return err;
 }
 

@@ -8,8 +8,6 @@ export {
   clusterProvider,
   createClusterProvider,
   type ClusterProvider,
-  resetConfiguredConnection,
-  setProviderSettings,
   type ProviderSettings,
 } from "./cluster-provider";
 export {

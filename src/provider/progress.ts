@@ -6,6 +6,7 @@
  * tests, the program process) reporting is a no-op.
  */
 import { createRequire } from "node:module";
+import { runtime } from "../shared/runtime";
 
 /** Where progress lines go. */
 export interface ProgressSink {
@@ -26,12 +27,9 @@ export interface ProgressSink {
 /** A sink that drops everything. */
 export const NO_PROGRESS: ProgressSink = { report: () => undefined };
 
-let overrideSink: ProgressSink | undefined;
-let engineSink: ProgressSink | null | undefined; // null: looked, no engine
-
-/** Replace the sink (tests); pass undefined to go back to the engine sink. */
+/** Replace the sink (tests, tools); pass undefined to go back to the engine sink. */
 export function setProgressSink(sink: ProgressSink | undefined): void {
-  overrideSink = sink;
+  runtime().progress.override = sink;
 }
 
 /**
@@ -39,9 +37,10 @@ export function setProgressSink(sink: ProgressSink | undefined): void {
  * nodes, which is only needed for the progress line).
  */
 export function progressSink(): ProgressSink | undefined {
-  if (overrideSink) return overrideSink;
-  if (engineSink === undefined) engineSink = connectToEngine();
-  return engineSink ?? undefined;
+  const progress = runtime().progress;
+  if (progress.override) return progress.override;
+  if (progress.engine === undefined) progress.engine = connectToEngine(); // null: looked, no engine
+  return progress.engine ?? undefined;
 }
 
 /**

@@ -37,34 +37,31 @@
 import { clusterPages } from "../client/pagination";
 import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
-import { processSingleton } from "../shared/process-singleton";
+import { systemClock, type Clock } from "../shared/clock";
+import { runtime, runtimeClock } from "../shared/runtime";
 
 /** Quiet time after which a first round goes ahead while announced operations have not started. */
 export const GATHER_MS = 100;
 
 /**
- * Resources whose operation may come, by URN: checked (a create follows a check without old
- * inputs in `up`; an update may follow one with them) and neither diffed without changes nor
- * started. One set for every connection: `check` and `diff` make no API call, so they do not know
- * the client. An operation that never comes (a failed `up`, a preview) only makes first rounds
- * wait for a quiet spell instead of going at once.
+ * An operation may come for `urn`: it was checked (a create follows a check without old inputs in
+ * `up`; an update may follow one with them). Until it starts or its diff finds no change, first
+ * rounds wait for it. One set for every connection (the runtime's `expected`): `check` and `diff`
+ * make no API call, so they do not know the client. An operation that never comes (a failed `up`,
+ * a preview) only makes first rounds wait for a quiet spell instead of going at once. `announcing`
+ * records that this process has seen a check at all: a destroy's deletes come unannounced.
  */
-const expected = processSingleton(Symbol.for("pulumi-cms.provider.expected-operations"), () => ({
-  urns: new Set<string>(),
-  /** Whether this process has seen a check at all: a destroy's deletes come unannounced. */
-  announcing: false,
-}));
-
-/** An operation may come for `urn` (see {@link expected}). */
 export function expectOperation(urn: unknown): void {
+  const expected = runtime().expected;
   expected.announcing = true;
   if (typeof urn === "string") expected.urns.add(urn);
 }
 
 /** No operation is to come for `urn` any more: it has started, or its diff found no change. */
 export function stopExpecting(urn: unknown): void {
-  if (typeof urn === "string" && expected.urns.delete(urn)) {
-    for (const poller of pollers.values()) poller.touch();
+  const rt = runtime();
+  if (typeof urn === "string" && rt.expected.urns.delete(urn)) {
+    for (const poller of rt.pollers.values()) poller.touch();
   }
 }
 
@@ -101,7 +98,8 @@ export class SharedPoller {
   private unanswered = 0;
   /** Last request sent or answered, operation started or first poll asked for on this connection. */
   private lastActivityAt = Number.NEGATIVE_INFINITY;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Aborts the pending sleep of the next round when the round is set again. */
+  private timer: AbortController | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private busy = false;
   /** Pages the last listing took. */
@@ -115,8 +113,12 @@ export class SharedPoller {
 
   constructor(
     private readonly client: SharedPollClient,
-    private readonly now: () => number = () => Date.now(),
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  private now(): number {
+    return this.clock.now();
+  }
 
   /**
    * The status of cluster `id`, observed `delayMs` from now, or earlier when a round for other
@@ -169,17 +171,17 @@ export class SharedPoller {
     if (this.timer !== undefined) {
       // Activity can move a first round later: the timer is set again each time.
       if (dueAt === this.timerAt) return;
-      clearTimeout(this.timer);
+      this.timer.abort();
     }
     this.timerAt = dueAt;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Number.POSITIVE_INFINITY;
-        void this.round();
-      },
-      Math.max(0, dueAt - now),
-    );
+    const timer = new AbortController();
+    this.timer = timer;
+    void this.clock.sleep(Math.max(0, dueAt - now), timer.signal).then(() => {
+      if (this.timer !== timer) return;
+      this.timer = undefined;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      void this.round();
+    });
   }
 
   /** When the wave's first round may go (see the module comment). */
@@ -190,6 +192,7 @@ export class SharedPoller {
     if (firsts.every((w) => this.direct(w))) return now;
     // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
     // has run several at once already.
+    const expected = runtime().expected;
     if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
     if (this.largestWave > 1 && new Set(firsts.map((w) => w.id)).size >= this.largestWave) return now;
     return this.lastActivityAt + GATHER_MS;
@@ -302,24 +305,18 @@ export function isSharedPollClient(client: unknown): client is SharedPollClient 
   );
 }
 
-// One poller per endpoint + token even if two copies of this package are loaded in the process.
-const pollers = processSingleton(Symbol.for("pulumi-cms.provider.shared-pollers"), () => new Map<string, SharedPoller>());
-
 /**
- * The process-wide poller of this client's endpoint + token, or undefined when the client
- * cannot list (a test double) and polling stays per cluster.
+ * The process-wide poller of this client's endpoint + token (one even if two copies of this
+ * package are loaded in the process: the runtime's), on the runtime's clock; undefined when the
+ * client cannot list (a test double) and polling stays per cluster.
  */
 export function sharedPollerFor(client: unknown): SharedPoller | undefined {
   if (!isSharedPollClient(client)) return undefined;
+  const pollers = runtime().pollers;
   let poller = pollers.get(client.identity);
   if (!poller) {
-    poller = new SharedPoller(client);
+    poller = new SharedPoller(client, runtimeClock());
     pollers.set(client.identity, poller);
   }
   return poller;
-}
-
-/** Forget every shared poller (tests that restart the emulator). */
-export function clearSharedPollers(): void {
-  pollers.clear();
 }

@@ -25,7 +25,8 @@
  */
 import { listPageCount } from "../client/pagination";
 import { type ApiCluster, type ApiClusterList, MAX_PER_PAGE } from "../shared/wire-types";
-import { processSingleton } from "../shared/process-singleton";
+import { systemClock, type Clock } from "../shared/clock";
+import { runtime, runtimeClock } from "../shared/runtime";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
@@ -55,7 +56,7 @@ export class SharedReader {
 
   constructor(
     private readonly client: SharedReadClient,
-    private readonly now: () => number = () => Date.now(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The cluster, as `GET /v1/clusters/{id}` would return it (rejects the same way, 404 included). */
@@ -93,7 +94,7 @@ export class SharedReader {
   }
 
   private currentPass(): Pass {
-    const now = this.now();
+    const now = this.clock.now();
     const pass = this.pass;
     if (pass && now - pass.lastReadAt < PASS_GAP_MS && now - pass.startedAt < PASS_MAX_MS) {
       pass.lastReadAt = now;
@@ -117,17 +118,16 @@ function isFullCluster(c: ApiCluster): boolean {
   );
 }
 
-const readers = processSingleton(Symbol.for("pulumi-cms.provider.shared-readers"), () => new Map<string, SharedReader>());
-
 /**
- * The process-wide reader of this client's connection, or undefined when the client cannot list
- * (a test double), and reads stay one GET each.
+ * The process-wide reader of this client's connection (the runtime's), on the runtime's clock;
+ * undefined when the client cannot list (a test double), and reads stay one GET each.
  */
 export function sharedReaderFor(client: unknown): SharedReader | undefined {
   if (!isSharedPollClient(client)) return undefined;
+  const readers = runtime().readers;
   let reader = readers.get(client.identity);
   if (!reader) {
-    reader = new SharedReader(client);
+    reader = new SharedReader(client, runtimeClock());
     readers.set(client.identity, reader);
   }
   return reader;
@@ -140,10 +140,5 @@ export function readCluster(client: SharedReadClient | Pick<SharedReadClient, "g
 
 /** Drop the pages of this client's connection (after a write through it). */
 export function forgetReads(client: unknown): void {
-  if (isSharedPollClient(client)) readers.get(client.identity)?.forget();
-}
-
-/** Forget every reader (tests that restart the emulator). */
-export function clearSharedReaders(): void {
-  readers.clear();
+  if (isSharedPollClient(client)) runtime().readers.get(client.identity)?.forget();
 }

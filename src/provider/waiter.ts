@@ -12,7 +12,8 @@
  * service that is not done yet costs that one call more; the schedule's polls stay where they
  * were, so nothing is noticed later than without it.
  */
-import { systemClock, type Clock } from "../shared/clock";
+import type { Clock } from "../shared/clock";
+import { runtimeClock } from "../shared/runtime";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "./durations";
 import { isNotFound, isTransient } from "../client/errors";
@@ -113,12 +114,12 @@ export interface WaitOptions {
   secrets?: string[];
   /** Poll schedule; {@link DEFAULT_POLL_SCHEDULE} by default. */
   schedule?: PollSchedule;
-  /** Time source; {@link systemClock} by default. */
+  /** Time source; the runtime's clock (`shared/runtime.ts`) by default. */
   clock?: Clock;
   /**
    * Share polls with the other clusters of this endpoint + token waited on in this process (one
-   * listing serves them all; shared-poll.ts). Default: on with the system clock, off with an
-   * injected one, whose virtual time the shared poller's real timers would not follow.
+   * listing serves them all; shared-poll.ts). Default: on when the wait runs on the runtime's
+   * clock, which the shared poller runs on; off with any other clock, whose time it would not follow.
    */
   sharedPolling?: boolean;
   /**
@@ -132,8 +133,8 @@ export interface WaitOptions {
 
 /** The shared poller that waits with these options use, if any (see {@link WaitOptions.sharedPolling}). */
 export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling">): SharedPoller | undefined {
-  const clock = options.clock ?? systemClock;
-  return (options.sharedPolling ?? clock === systemClock) ? sharedPollerFor(options.client) : undefined;
+  const clock = options.clock ?? runtimeClock();
+  return (options.sharedPolling ?? clock === runtimeClock()) ? sharedPollerFor(options.client) : undefined;
 }
 
 /**
@@ -152,7 +153,7 @@ export function sendStarting<T>(options: Pick<WaitOptions, "client" | "clock" | 
  *   (404 while waiting for running) or `timeout`; a non-transient API error (401, 403...) as is
  */
 export async function waitForCluster(options: WaitOptions): Promise<ApiCluster | undefined> {
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? runtimeClock();
   const schedule = options.schedule ?? DEFAULT_POLL_SCHEDULE;
   const start = options.startedAt ?? clock.now();
   const deadline = start + options.timeoutMs;

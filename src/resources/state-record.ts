@@ -13,6 +13,7 @@
  * record is simply absent and the provider relies on what it sees itself.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { runtime } from "../shared/runtime";
 import { SEED_TYPE } from "./type-token";
 
 /** The part of a recorded Cluster the provider uses. */
@@ -23,12 +24,11 @@ export interface StateRecord {
 
 const READ_STACK_RESOURCE_OUTPUTS = "pulumi:pulumi:readStackResourceOutputs";
 
-let snapshot: { stack: string; outputs: Promise<Record<string, unknown>> } | undefined;
-
 /** Outputs of every resource of this stack, by URN, as last recorded; `{}` when unreadable. */
 function recordedOutputs(): Promise<Record<string, unknown>> {
   const stack = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
-  if (snapshot?.stack !== stack) {
+  const rt = runtime();
+  if (rt.stackOutputs?.stack !== stack) {
     const outputs = Promise.resolve()
       .then(() => pulumi.runtime.invoke(READ_STACK_RESOURCE_OUTPUTS, { stackName: stack }))
       .then((res: unknown) => {
@@ -36,9 +36,9 @@ function recordedOutputs(): Promise<Record<string, unknown>> {
         return outs && typeof outs === "object" ? (outs as Record<string, unknown>) : {};
       })
       .catch(() => ({}));
-    snapshot = { stack, outputs };
+    rt.stackOutputs = { stack, outputs };
   }
-  return snapshot.outputs;
+  return rt.stackOutputs.outputs;
 }
 
 /**

@@ -8,14 +8,29 @@
 export interface Clock {
   /** The current time, epoch milliseconds. */
   now(): number;
-  /** Resolves after `ms` milliseconds of this clock. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Resolves after `ms` milliseconds of this clock, or as soon as `signal` aborts (a timer set
+   * again: the caller then ignores the wake-up).
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** The wall clock. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    }),
 };
 
 /**

@@ -10,7 +10,12 @@ import { processSingleton } from "./process-singleton";
 /** `Symbol.for` key of the process-wide set; the seed's serialized provider writes it by this text. */
 export const DRAWN_SEEDS_KEY = "pulumi-cms.autoname-seeds-drawn-here";
 
+/** The process-wide set of seeds drawn here. */
+export function drawnSeeds(): Set<string> {
+  return processSingleton(Symbol.for(DRAWN_SEEDS_KEY), () => new Set<string>());
+}
+
 /** True when `seed` was drawn in this process. */
 export function seedDrawnHere(seed: unknown): boolean {
-  return typeof seed === "string" && processSingleton(Symbol.for(DRAWN_SEEDS_KEY), () => new Set<string>()).has(seed);
+  return typeof seed === "string" && drawnSeeds().has(seed);
 }

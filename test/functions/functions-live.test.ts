@@ -1,7 +1,8 @@
 /** The functions against the real emulator: results, paging, connection sources, errors, secrecy. */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { clearSharedLimiters, createClient } from "../../src/client";
+import { createClient } from "../../src/client";
+import { resetRuntime } from "../../src/shared/runtime";
 import { startEmulator, type RunningEmulator } from "../../src/emulator";
 import {
   getCluster,
@@ -24,7 +25,7 @@ const ids: string[] = [];
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  clearSharedLimiters();
+  resetRuntime();
   emu = await startEmulator({ port: 0, provisionSeconds: 0.2, scaleSeconds: 0.1, deleteSeconds: 0.1 });
   connection = { endpoint: emu.url, token: emu.token };
   const client = createClient(connection);

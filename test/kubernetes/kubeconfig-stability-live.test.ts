@@ -7,27 +7,20 @@
 import * as pulumi from "@pulumi/pulumi";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearSharedLimiters } from "../../src/client";
 import { startEmulator, type RunningEmulator } from "../../src/emulator";
 import { kubernetesProviderArgs } from "../../src/kubernetes";
-import {
-  clusterProvider,
-  resetConfiguredConnection,
-  setProviderSettings,
-  type ProviderSettings,
-} from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { resetRuntime } from "../../src/shared/runtime";
 
 let emu: RunningEmulator;
-let previous: ProviderSettings;
 
 beforeAll(async () => {
-  clearSharedLimiters();
-  resetConfiguredConnection();
+  resetRuntime();
   emu = await startEmulator({ port: 0, provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2 });
-  previous = setProviderSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
+  resetRuntime({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
 });
 afterAll(async () => {
-  setProviderSettings(previous);
+  resetRuntime();
   await emu.close();
 });
 

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { emulator } from "../support/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
+import { runtime, useSettings } from "../../src/shared/runtime";
 import { ClusterInitError } from "../../src/provider/errors";
 import { setProgressSink } from "../../src/provider/progress";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
@@ -70,15 +71,14 @@ describe("create", () => {
   });
 
   it("uses an explicit connection over the environment", async () => {
-    const { setProviderSettings } = await import("../../src/provider/cluster-provider");
-    const previous = setProviderSettings({ env: { CMS_ENDPOINT: "http://127.0.0.1:9", CMS_TOKEN: "wrong" } });
+    const previous = useSettings({ env: { CMS_ENDPOINT: "http://127.0.0.1:9", CMS_TOKEN: "wrong" } });
     try {
       const res = await clusterProvider.create(inputs({ name: "explicit", connection: { endpoint: emu.url, token: emu.token } }));
       expect(res.outs.status).toBe("running");
       // The connection travels to the outputs so read and delete can use it (the engine keeps the token secret).
       expect(res.outs.connection).toEqual({ endpoint: emu.url, token: emu.token });
     } finally {
-      setProviderSettings(previous);
+      useSettings(previous);
     }
   });
 
@@ -167,19 +167,17 @@ describe("create", () => {
   });
 
   it("says how to configure the connection when none is set", async () => {
-    const { setProviderSettings } = await import("../../src/provider/cluster-provider");
-    const previous = setProviderSettings({ env: {} });
+    const previous = useSettings({ env: {} });
     try {
       const err = await rejection(clusterProvider.create(inputs()));
       expect(err.message).toMatch(/pulumi config set cms:endpoint/);
     } finally {
-      setProviderSettings(previous);
+      useSettings(previous);
     }
   });
 
   it("takes the connection from the stack config given to configure", async () => {
-    const { setProviderSettings, resetConfiguredConnection } = await import("../../src/provider/cluster-provider");
-    const previous = setProviderSettings({ env: {} });
+    const previous = useSettings({ env: {} });
     try {
       const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": emu.token };
       await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
@@ -187,8 +185,8 @@ describe("create", () => {
       expect(res.outs.status).toBe("running");
       expect(res.outs).not.toHaveProperty("connection");
     } finally {
-      resetConfiguredConnection();
-      setProviderSettings(previous);
+      runtime().defaultProvider.configured = {};
+      useSettings(previous);
     }
   });
 });

@@ -1,7 +1,8 @@
 /** read against the real emulator: refresh, drift, out-of-band delete, kubeconfig rotation, adopt. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
-import { clusterProvider, setProviderSettings } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { runtime, useSettings } from "../../src/shared/runtime";
 import { diffCluster } from "../../src/provider/diff";
 import { setProgressSink } from "../../src/provider/progress";
 import { checkCluster } from "../../src/provider/check";
@@ -138,19 +139,18 @@ describe("read", () => {
     const { id, outs } = await created("refused");
     const token = "tok-read-secret-should-not-appear";
     // No other token configured: nothing to fall back to.
-    const previous = setProviderSettings({ env: {} });
+    const previous = useSettings({ env: {} });
     try {
       const err = await rejection(clusterProvider.read(id, { ...outs, connection: { endpoint: emu.url, token } }));
       expect(err.message).toMatch(new RegExp(`reading cluster ${id} failed: .*(invalid|expired)`));
       expect(err.message).not.toContain(token);
     } finally {
-      setProviderSettings(previous);
+      useSettings(previous);
     }
   });
 
   it("a token rotated in the stack config: refresh and destroy use CMS_TOKEN when the recorded config token is refused", async () => {
     const { id, outs } = await created("config-rotated");
-    const { resetConfiguredConnection } = await import("../../src/provider/cluster-provider");
     // The engine configures refresh/destroy with the config of the last up: the old token.
     const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": "tok-rotated-away" };
     await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
@@ -160,16 +160,15 @@ describe("read", () => {
       await clusterProvider.delete(id, outs);
       expect((await emu.control.clusters()).some((c) => c.id === id)).toBe(false);
     } finally {
-      resetConfiguredConnection();
+      runtime().defaultProvider.configured = {};
     }
   });
 
   it("a refused token with nothing to fall back to names the commands that work", async () => {
     const { id, outs } = await created("config-stale");
-    const { resetConfiguredConnection } = await import("../../src/provider/cluster-provider");
     const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": "tok-stale-config-token" };
     await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
-    const previous = setProviderSettings({ env: {} });
+    const previous = useSettings({ env: {} });
     try {
       for (const op of [() => clusterProvider.read(id, outs), () => clusterProvider.delete(id, outs)]) {
         const err = await rejection(op());
@@ -178,8 +177,8 @@ describe("read", () => {
         expect(err.message).not.toContain("tok-stale-config-token");
       }
     } finally {
-      setProviderSettings(previous);
-      resetConfiguredConnection();
+      useSettings(previous);
+      runtime().defaultProvider.configured = {};
     }
   });
 

@@ -7,15 +7,9 @@ import type { RunningEmulator } from "../../src/emulator";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { setProgressSink } from "../../src/provider/progress";
-import {
-  SharedPoller,
-  clearSharedPollers,
-  expectOperation,
-  GATHER_MS,
-  sharedPollerFor,
-  stopExpecting,
-} from "../../src/provider/shared-poll";
+import { SharedPoller, expectOperation, GATHER_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
+import { runtime } from "../../src/shared/runtime";
 import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs } from "../support/provider";
 
@@ -28,7 +22,7 @@ afterAll(async () => {
   await emu.close();
 });
 beforeEach(async () => {
-  clearSharedPollers();
+  runtime().pollers.clear();
   await emu.control.clearFaults();
   await emu.control.resetRequestCounts();
 });
@@ -244,7 +238,7 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1"]);
     } finally {
       stopExpecting(next);
-      clearSharedPollers();
+      runtime().pollers.clear();
     }
   });
 
@@ -267,7 +261,7 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1", "list 1"]);
     } finally {
       stopExpecting(more);
-      clearSharedPollers();
+      runtime().pollers.clear();
     }
   });
 

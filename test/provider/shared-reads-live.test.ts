@@ -7,7 +7,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { SharedReader, clearSharedReaders } from "../../src/provider/shared-reads";
+import { SharedReader } from "../../src/provider/shared-reads";
+import { ManualClock } from "../../src/shared/clock";
+import { runtime } from "../../src/shared/runtime";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 const LIST = "GET /v1/clusters";
@@ -22,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 beforeEach(async () => {
-  clearSharedReaders();
+  runtime().readers.clear();
   await emu.control.reset();
 });
 
@@ -118,22 +120,22 @@ describe("SharedReader against the emulator", () => {
 
   it("a pass paced by the rate limit keeps its pages while reads keep coming", async () => {
     const clusters = await make(10);
-    let now = 0;
-    const reader = new SharedReader(client, () => now);
+    const clock = new ManualClock(0);
+    const reader = new SharedReader(client, clock);
     for (const c of clusters) {
       expect((await reader.read(c.id)).id).toBe(c.id);
-      now += 3_000;
+      clock.advance(3_000);
     }
     expect(await counts()).toEqual({ [LIST]: 1 });
   });
 
   it("a pause between reads ends the pass: the next read lists again", async () => {
     const [c] = await make(1);
-    let now = 0;
-    const reader = new SharedReader(client, () => now);
+    const clock = new ManualClock(0);
+    const reader = new SharedReader(client, clock);
     await reader.read(c.id);
     await emu.control.scale(c.id, 5);
-    now += 60_000;
+    clock.advance(60_000);
     expect((await reader.read(c.id)).workers).toBe(5);
     expect((await counts())[LIST]).toBe(2);
   });

@@ -95,6 +95,23 @@ describe("adaptive waiting (virtual time, real HTTP)", () => {
     }
   });
 
+  it("clusters waited on together share their polls in virtual time as in the host: one listing a round", async () => {
+    await emu.control.resetRequestCounts();
+    const names = ["wave-a", "wave-b", "wave-c"];
+    const start = time.clock.now();
+    const res = await Promise.all(
+      names.map((name) =>
+        clusterProvider.create(inputs({ name, __urn: `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::${name}` })),
+      ),
+    );
+    expect(res.map((r) => r.outs.status)).toEqual(["running", "running", "running"]);
+    expect(time.clock.now() - start).toBeGreaterThanOrEqual(600_000);
+    const counts = await emu.control.requestCounts();
+    // The production path: the shared poller, on the injected clock, lists for all three.
+    expect(counts["GET /v1/clusters"]).toBeGreaterThan(0);
+    expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBeLessThan(counts["GET /v1/clusters"]);
+  });
+
   it("progress lines list nodes on a widening schedule, not on every poll", async () => {
     const client = createClient({ endpoint: emu.url, token: emu.token });
     const summary = await client.createCluster({ name: "progress-economy", control_planes: 3, workers: 3, node_size: "small" });

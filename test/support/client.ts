@@ -2,10 +2,13 @@
 import { inspect } from "node:util";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
 import { FAST_TIMINGS } from "./emulator";
-import { clearSharedLimiters, createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
+import { runtime } from "../../src/shared/runtime";
+import { createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
 
 export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  clearSharedLimiters();
+  // A fresh emulator restarts its rate windows: forget what the limiters learnt (only them, a
+  // provider test may start a second emulator beside its own).
+  runtime().limiters.clear();
   return startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
 }
 

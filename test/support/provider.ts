@@ -1,20 +1,17 @@
 /** Shared set-up of the provider's tests against the real emulator (in-process, random port). */
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
-import { clearSharedLimiters } from "../../src/client";
 import { FAST_TIMINGS } from "./emulator";
-import {
-  clusterProvider,
-  setProviderSettings,
-  resetConfiguredConnection,
-  type ProviderSettings,
-} from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/provider/cluster-provider";
+import { resetRuntime, type RuntimeSettings } from "../../src/shared/runtime";
 
-/** Start an emulator; point the provider at it through the environment it reads. */
-export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<ProviderSettings> = {}): Promise<RunningEmulator> {
-  clearSharedLimiters();
-  resetConfiguredConnection();
+/**
+ * Start an emulator in a fresh runtime (no limiter, poller, reader or configuration left from
+ * earlier tests); point the provider at it through the environment it reads.
+ */
+export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<RuntimeSettings> = {}): Promise<RunningEmulator> {
+  resetRuntime();
   const emu = await startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
-  setProviderSettings({
+  resetRuntime({
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
     clientOptions: { minRetryDelayMs: 10, maxRetryDelayMs: 100, settleWindowMs: 200 },
     ...extra,
