@@ -23,7 +23,7 @@ import {
 } from "../connection";
 import { diffCluster } from "./diff";
 import { isConflict, isNotFound, statusOf, UnprovenOwnershipError } from "../client/errors";
-import { ClusterInitError } from "./errors";
+import { ClusterInitError, ClusterLookupError, OperationError } from "./errors";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { withoutHostEchoes } from "./host-echo";
 import { chooseKubeconfig } from "./kubeconfig";
@@ -328,7 +328,7 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
             }
             // "error" (DELETE is allowed then) or already "deleting": just try the DELETE again.
             if (!(w instanceof WaitError) || w.reason !== "failed") {
-              throw new Error(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
+              throw new OperationError(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
             }
           }
         },
@@ -336,7 +336,7 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
       forgetReads(client);
     } catch (e) {
       if (goneMeanwhile || isNotFound(e)) return;
-      if (e instanceof Error && e.message.startsWith(`deleting cluster ${id} failed:`)) throw e;
+      if (e instanceof OperationError) throw e;
       throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
     }
     onProgress?.("deleting");
@@ -497,13 +497,13 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
      * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
      * and the next `up` creates a new one.
      *
-     * Also serves `Cluster.get`, where the state holds no cluster yet: there, a missing, hidden or
-     * deleting cluster fails the run naming the id, since an empty result would record a resource
+     * Also serves `Cluster.get` (marked by `__get`), where the state holds no cluster yet: there, a
+     * missing, hidden or deleting cluster fails the run naming the id, since an empty result would record a resource
      * without a kubeconfig and anything built on it would fall back to some other cluster.
      */
     async read(id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
       const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
-      const getting = props.name === undefined && props.status === undefined && props.createdAt === undefined;
+      const getting = props.__get === true;
       // A read shows a line only while the client waits to retry; then its outcome replaces it.
       const shown = progressFor(props.__urn);
       let retried = false;
@@ -521,7 +521,7 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
         // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
         cluster = await readCluster(client, id);
         if (cluster.status === "deleting") {
-          if (getting) throw new Error(`Cluster.get: cluster ${id} is being deleted`);
+          if (getting) throw new ClusterLookupError(`Cluster.get: cluster ${id} is being deleted`, id);
           if (props.__urn) {
             await warnFor(
               props.__urn,
@@ -534,11 +534,12 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
       } catch (e) {
         if (getting) {
           if (isNotFound(e) || statusOf(e) === 403) {
-            throw new Error(
+            throw new ClusterLookupError(
               `Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
+              id,
             );
           }
-          if (e instanceof Error && e.message.startsWith("Cluster.get:")) throw e;
+          if (e instanceof ClusterLookupError) throw e;
         } else if (isNotFound(e)) {
           return {};
         }

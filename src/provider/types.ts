@@ -21,6 +21,12 @@ export interface HiddenInputs {
   /** Cluster id given with the `import` resource option: create adopts it instead of POSTing. */
   __import?: string;
   /**
+   * Set by `Cluster.get`: the read is a lookup of a cluster the state does not hold yet, which
+   * fails naming the id when there is none, rather than a refresh, which drops a vanished cluster
+   * from the state. Never recorded in the outputs.
+   */
+  __get?: boolean;
+  /**
    * What the program read from the state for this resource (`{ name }`), so check recognises a
    * replacement the engine shows it as a new resource (`up --replace`). Check removes it.
    */

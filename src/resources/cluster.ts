@@ -160,6 +160,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     props.connection = connectionInput(args?.connection);
     props.__timeouts = timeoutStringsFrom(opts?.customTimeouts);
     props.__urn = pulumi.createUrn(name, CLUSTER_TYPE, opts?.parent);
+    if (reading) props.__get = true;
     if (!reading) props.__inState = stateRecordOf(props.__urn as pulumi.Output<string>);
     // Auto-named: the stack's seed makes the name this stack's alone (provider/naming.ts).
     if (!reading && args?.name === undefined && importId === undefined) {

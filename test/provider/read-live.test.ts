@@ -85,6 +85,13 @@ describe("read", () => {
     expect(r).toEqual({});
   });
 
+  it("a refresh is told from Cluster.get by the marker, not by the state's fields: a vanished cluster leaves even a bare state", async () => {
+    const { id } = await created("bare-state");
+    await emu.control.deleteCluster(id);
+    await waitUntilGone(emu, id);
+    expect(await clusterProvider.read(id, { __provider: "p", __urn: inputs().__urn })).toEqual({});
+  });
+
   it("fills everything, inputs included, for Cluster.get / import (state holds only the provider)", async () => {
     const { id } = await created("adopted", { workers: 3, nodeSize: "medium" });
     const r = await clusterProvider.read(id, { __provider: "p" });
@@ -194,8 +201,8 @@ describe("read", () => {
   });
 });
 
-describe("Cluster.get (read with an empty state)", () => {
-  const getState = { __urn: inputs().__urn };
+describe("Cluster.get (read marked __get, with an empty state)", () => {
+  const getState = { __urn: inputs().__urn, __get: true };
 
   it("reads an existing cluster", async () => {
     const { id } = await created("gettable");

@@ -128,12 +128,13 @@ describe("Cluster", () => {
     expect(registered[0].id).toBe(""); // no engine-side import
   });
 
-  it("Cluster.get reads by id with only the connection and hidden inputs", async () => {
+  it("Cluster.get reads by id with only the connection and hidden inputs, marked as a lookup", async () => {
     const c = Cluster.get("existing", "cls_0123456789abcdef", { connection: { token: "tok-get-secret" } });
     expect(await outputValue(c.id)).toBe("cls_0123456789abcdef");
     const [r] = registered;
     expect(r.id).toBe("cls_0123456789abcdef");
-    expect(Object.keys(r.inputs).sort()).toEqual(["__provider", "__urn", "connection"]);
+    expect(Object.keys(r.inputs).sort()).toEqual(["__get", "__provider", "__urn", "connection"]);
+    expect(r.inputs.__get).toBe(true);
     expect(rpc.isRpcSecret(r.inputs.connection)).toBe(true);
   });
 });

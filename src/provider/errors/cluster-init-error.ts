@@ -1,8 +1,8 @@
 /**
- * Errors the provider raises. The important one is {@link ClusterInitError}: the dynamic-provider
- * host turns an error that carries `id` into the engine's "resource initialization failed"
- * partial failure, which records the cluster (id and properties) in the stack although the
- * operation failed. Without it a failed wait would forget a cluster that exists and bills.
+ * The dynamic-provider host turns an error that carries `id` into the engine's "resource
+ * initialization failed" partial failure, which records the cluster (id and properties) in the
+ * stack although the operation failed. Without it a failed wait would forget a cluster that exists
+ * and bills.
  */
 
 /**
