@@ -43,6 +43,35 @@ export function progressSink(): ProgressSink | undefined {
   return progress.engine ?? undefined;
 }
 
+/** A progress callback for the resource's URN, or undefined when nobody is watching. */
+export function progressFor(urn: string | undefined): ((line: string) => void) | undefined {
+  const sink = progressSink();
+  if (!sink || !urn) return undefined;
+  return (line) => void sink.report(urn, line);
+}
+
+/** Wait for a message to reach the engine, for at most 5 s (a lost hint must not stall the operation). */
+async function delivered(sending: void | Promise<void> | undefined): Promise<void> {
+  if (!sending) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([sending, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * The last progress line of an operation that succeeded: the CLI keeps showing a resource's last
+ * line next to its final status, where an earlier one ("provisioning: 0/3 nodes ready") would be
+ * stale.
+ */
+export async function endProgress(urn: string | undefined, outcome: string): Promise<void> {
+  if (urn) await delivered(progressSink()?.report(urn, outcome));
+}
+
+/** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns. */
+export async function warnFor(urn: string, message: string): Promise<void> {
+  await delivered(progressSink()?.warn?.(urn, message));
+}
+
 /**
  * The engine address when this process is Pulumi's Node dynamic-provider host
  * (`.../cmd/dynamic-provider/index.js <engine-address>`), else undefined.

@@ -1,0 +1,111 @@
+/**
+ * What every operation of one provider shares: its settings, its memory (the stack configuration
+ * and what check saw), its connections, and the waits of an operation.
+ */
+import type { CmsClient } from "../../client";
+import { isConflict } from "../../client/errors";
+import type { Connection } from "../../connection";
+import type { Clock } from "../../shared/clock";
+import { runtimeClock, type ProviderMemory, type RuntimeSettings } from "../../shared/runtime";
+import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
+import { StateMemory } from "../adoption";
+import { Connector } from "../connection";
+import { toOutputs } from "../mapping";
+import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
+import { sendStarting, waitForGone, waitForRunning } from "../waiter";
+
+/** One provider's state and services, handed to each operation. */
+export class OperationContext {
+  /** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
+  readonly stateMemory: StateMemory;
+  readonly connector: Connector;
+
+  /**
+   * @param memory the stack configuration `configure` stores and what check saw
+   * @param settings the provider's settings now
+   */
+  constructor(
+    readonly memory: ProviderMemory,
+    readonly settings: () => RuntimeSettings,
+  ) {
+    this.stateMemory = new StateMemory(memory.inState);
+    this.connector = new Connector({ configured: () => memory.configured, settings });
+  }
+
+  /** The time source of the waits. */
+  clock(): Clock {
+    return this.settings().clock ?? runtimeClock();
+  }
+
+  /**
+   * The waits of one operation: every option but the target is the operation's. They poll through
+   * a client without the operation's deadline, since the shared poller keeps the first client it
+   * is given for every later wait of the connection; the waiter stops at the deadline itself.
+   */
+  async waitsFor(op: {
+    connection: Connection;
+    timeoutMs: number;
+    startedAt: number;
+    secrets: string[];
+    onProgress?: (line: string) => void;
+  }) {
+    const pollClient = await this.connector.open(op.connection, op.onProgress);
+    const options = {
+      ...op,
+      ...this.waitSettings(pollClient),
+      onProgress: op.onProgress && ((line: string) => op.onProgress?.(line)),
+    };
+    return {
+      /** Wait for `running`; `early` (default) right after this operation's own request, else the status was just seen. */
+      running: (id: string, early = true) => waitForRunning({ ...options, id, early }),
+      gone: (id: string) => waitForGone({ ...options, id }),
+      /** Send the request that starts the operation: the first polls of its wave wait for the answer. */
+      send: <T>(request: () => Promise<T>): Promise<T> => sendStarting(this.waitSettings(pollClient), request),
+    };
+  }
+
+  /** The settings of this provider's waits on `client`. */
+  private waitSettings(client: CmsClient) {
+    const settings = this.settings();
+    return { client, schedule: settings.schedule, clock: this.clock(), sharedPolling: settings.sharedPolling };
+  }
+}
+
+/** Attach the serialized provider, which the host does not add to init-error properties. */
+function withProvider<T extends object>(outs: T, provider: unknown): T {
+  return typeof provider === "string" ? { ...outs, __provider: provider } : outs;
+}
+
+/** Outputs for an init error, built defensively: reporting the failure must not fail. */
+export function partialOutputs(
+  cluster: ApiCluster | ApiClusterSummary | undefined,
+  inputs: Partial<ClusterInputs>,
+  kubeconfig: string | undefined,
+): Record<string, unknown> {
+  try {
+    if (cluster) return withProvider({ ...toOutputs(cluster, inputs, kubeconfig) }, inputs.__provider);
+  } catch {
+    // fall through to the minimal shape
+  }
+  const minimal: Record<string, unknown> = { status: "unknown" };
+  for (const k of [...CLUSTER_INPUT_PROPERTIES, "connection", "__timeouts", "__urn", "__autonamed"]) {
+    const v = (inputs as Record<string, unknown>)[k];
+    if (v !== undefined) minimal[k] = v;
+  }
+  return withProvider(minimal, inputs.__provider);
+}
+
+/**
+ * Run `attempt`; while the service answers 409 (the cluster is busy with another operation),
+ * call `whenBusy` with that error (it waits, or throws to give up) and try again.
+ */
+export async function retryWhileBusy<T>(attempt: () => Promise<T>, whenBusy: (e: unknown) => Promise<void>): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+      await whenBusy(e);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * `delete`: DELETE (404 counts as done; 409 while busy waits and tries again), then wait until the
+ * cluster is gone (404).
+ */
+import { isNotFound } from "../../client/errors";
+import { safeMessage } from "../../connection";
+import { OperationError } from "../errors";
+import { existingFailure } from "../messages";
+import { endProgress, progressFor } from "../progress";
+import { forgetReads } from "../shared-reads";
+import { resolveTimeouts } from "../timeouts";
+import type { ClusterOutputs } from "../types";
+import { WaitError } from "../waiter";
+import { type OperationContext, retryWhileBusy } from "./context";
+
+export async function deleteCluster(ctx: OperationContext, id: string, raw: Record<string, unknown>): Promise<void> {
+  const props = raw as unknown as Partial<ClusterOutputs>;
+  const onProgress = progressFor(props.__urn);
+  const timeouts = resolveTimeouts(props.__timeouts);
+  const { client, connection } = await ctx.connector.connectExisting(props.connection, id, undefined, onProgress, {
+    ms: timeouts.deleteMs,
+    name: "delete timeout",
+  });
+  const secrets = [connection.token];
+  const startedAt = ctx.clock().now();
+  const deadline = startedAt + timeouts.deleteMs;
+  const waits = await ctx.waitsFor({ connection, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
+
+  /** Gone while waiting for it to settle: nothing left to delete. */
+  let goneMeanwhile = false;
+  try {
+    await retryWhileBusy(
+      () => waits.send(() => client.deleteCluster(id)),
+      async (busy) => {
+        if (ctx.clock().now() >= deadline) throw busy;
+        // Busy with another operation: wait until it settles, then ask again.
+        onProgress?.("waiting for the cluster to finish its current operation before deleting");
+        try {
+          await waits.running(id, false);
+        } catch (w) {
+          if (w instanceof WaitError && w.reason === "gone") {
+            goneMeanwhile = true;
+            throw w;
+          }
+          // "error" (DELETE is allowed then) or already "deleting": just try the DELETE again.
+          if (!(w instanceof WaitError) || w.reason !== "failed") {
+            throw new OperationError(`deleting cluster ${id} failed: ${safeMessage(w, secrets)}`);
+          }
+        }
+      },
+    );
+    forgetReads(client);
+  } catch (e) {
+    if (goneMeanwhile || isNotFound(e)) return;
+    if (e instanceof OperationError) throw e;
+    throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
+  }
+  onProgress?.("deleting");
+  try {
+    await waits.gone(id);
+  } catch (e) {
+    throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+  }
+  await endProgress(props.__urn, `deleted: cluster ${id} is gone`);
+}

@@ -1,0 +1,77 @@
+/**
+ * `read`: refresh from the API. Returns `inputs` too, with the actual `workers`/`nodeSize`, so a
+ * refresh followed by `up` puts back what the program says.
+ *
+ * A cluster that is gone (404), or being deleted although this stack did not delete it (the
+ * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
+ * and the next `up` creates a new one.
+ *
+ * Also serves `Cluster.get` (marked by `__get`), where the state holds no cluster yet: there, a
+ * missing, hidden or deleting cluster fails the run naming the id, since an empty result would record a resource
+ * without a kubeconfig and anything built on it would fall back to some other cluster.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isNotFound, statusOf } from "../../client/errors";
+import { safeMessage } from "../../connection";
+import type { ApiCluster } from "../../shared/wire-types";
+import { ClusterLookupError } from "../errors";
+import { chooseKubeconfig } from "../kubeconfig";
+import { toInputsAfterRead, toOutputs } from "../mapping";
+import { existingFailure } from "../messages";
+import { endProgress, progressFor, warnFor } from "../progress";
+import { readCluster } from "../shared-reads";
+import type { ClusterOutputs } from "../types";
+import type { OperationContext } from "./context";
+
+export async function read(ctx: OperationContext, id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
+  const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
+  const getting = props.__get === true;
+  // A read shows a line only while the client waits to retry; then its outcome replaces it.
+  const shown = progressFor(props.__urn);
+  let retried = false;
+  const onProgress =
+    shown &&
+    ((line: string) => {
+      retried = true;
+      shown(line);
+    });
+  const { client, connection } = await ctx.connector.connectExisting(props.connection, id, (c) => readCluster(c, id), onProgress);
+  const secrets = [connection.token];
+  let cluster: ApiCluster;
+  let fresh: string;
+  try {
+    // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
+    cluster = await readCluster(client, id);
+    if (cluster.status === "deleting") {
+      if (getting) throw new ClusterLookupError(`Cluster.get: cluster ${id} is being deleted`, id);
+      if (props.__urn) {
+        await warnFor(
+          props.__urn,
+          `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
+        );
+      }
+      return {};
+    }
+    fresh = await client.getKubeconfig(id);
+  } catch (e) {
+    if (getting) {
+      if (isNotFound(e) || statusOf(e) === 403) {
+        throw new ClusterLookupError(
+          `Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
+          id,
+        );
+      }
+      if (e instanceof ClusterLookupError) throw e;
+    } else if (isNotFound(e)) {
+      return {};
+    }
+    throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
+  }
+  const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
+  if (retried) await endProgress(props.__urn, `read: cluster ${id} is ${cluster.status}`);
+  return {
+    id: cluster.id,
+    props: toOutputs(cluster, props, kubeconfig),
+    inputs: toInputsAfterRead(cluster, props),
+  };
+}

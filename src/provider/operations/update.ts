@@ -1,0 +1,81 @@
+/**
+ * `update`: one PATCH with just the changed fields; while the cluster is busy (409) wait for it to be
+ * running and try again; then wait for running. Also the path the engine takes on the `up`
+ * after a partial failure: with nothing to change it waits for the cluster, or reports clearly
+ * that it is in `error`.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { isNotFound } from "../../client/errors";
+import { safeMessage } from "../../connection";
+import type { ApiCluster } from "../../shared/wire-types";
+import { ClusterInitError } from "../errors";
+import { toOutputs, toUpdateRequest } from "../mapping";
+import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";
+import { endProgress, progressFor } from "../progress";
+import { stopExpecting } from "../shared-poll";
+import { forgetReads } from "../shared-reads";
+import { resolveTimeouts } from "../timeouts";
+import type { ClusterInputs, ClusterOutputs } from "../types";
+import { WaitError } from "../waiter";
+import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
+
+export async function update(
+  ctx: OperationContext,
+  id: string,
+  oldsRaw: Record<string, unknown>,
+  newsRaw: Record<string, unknown>,
+): Promise<pulumi.dynamic.UpdateResult> {
+  const olds = oldsRaw as unknown as ClusterOutputs;
+  const news = newsRaw as unknown as ClusterInputs;
+  stopExpecting(news.__urn);
+  const onProgress = progressFor(news.__urn);
+  const timeouts = resolveTimeouts(news.__timeouts);
+  const { client, connection } = await ctx.connector.connect(news.connection, onProgress, {
+    ms: timeouts.updateMs,
+    name: "update timeout",
+  });
+  const secrets = [connection.token];
+  const startedAt = ctx.clock().now();
+  const patch = toUpdateRequest(olds, news);
+  const waits = await ctx.waitsFor({ connection, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
+
+  let last: ApiCluster | undefined;
+  try {
+    if (Object.keys(patch).length > 0) {
+      last = await retryWhileBusy(
+        () => waits.send(() => client.updateCluster(id, patch)),
+        async () => {
+          // Busy (provisioning, scaling, upgrading...): wait for running, then send it again.
+          onProgress?.("waiting for the cluster to finish its current operation");
+          last = await waits.running(id, false);
+        },
+      );
+      forgetReads(client);
+      onProgress?.(`${last.status}: ${describePatch(patch)}`);
+      if (last.status !== "running") last = await waits.running(id);
+    } else {
+      last = await client.getCluster(id);
+      if (last.status !== "running") last = await waits.running(id, false);
+    }
+    // Scaling or resizing does not change the credentials: keep the kubeconfig already in
+    // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
+    // the up after a create that failed before its kubeconfig was read.
+    const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
+    await endProgress(news.__urn, `running: ${describeCluster(last)}`);
+    return { outs: toOutputs(last, news, kubeconfig) };
+  } catch (e) {
+    const why = safeMessage(e, secrets);
+    if (isNotFound(e) || (e instanceof WaitError && e.reason === "gone")) {
+      throw new Error(
+        `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
+      );
+    }
+    if (!last && !(e instanceof WaitError)) {
+      // The PATCH itself was refused (validation, permission...): nothing changed.
+      throw new Error(`updating cluster ${id} failed: ${why}`);
+    }
+    const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
+    const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;
+    throw new ClusterInitError(`cluster ${id} did not finish updating: ${why}.${hint}`, id, partialOutputs(seen, news, olds.kubeconfig));
+  }
+}
