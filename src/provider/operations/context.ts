@@ -4,13 +4,16 @@
  */
 import type { CmsClient } from "../../client";
 import { isConflict } from "../../client/errors";
-import type { Connection } from "../../connection";
+import type { Connection, ConnectionInputs } from "../../connection";
 import type { Clock } from "../../shared/clock";
 import { runtimeClock, type ProviderMemory, type RuntimeSettings } from "../../shared/runtime";
 import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
 import { StateMemory } from "../adoption";
 import { Connector } from "../connection";
 import { toOutputs } from "../mapping";
+import { progressFor } from "../progress";
+import { stopExpecting } from "../shared-poll";
+import { resolveTimeouts, type TimeoutStrings } from "../timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
 import { sendStarting, waitForGone, waitForRunning } from "../waiter";
 
@@ -62,6 +65,22 @@ export class OperationContext {
       /** Send the request that starts the operation: the first polls of its wave wait for the answer. */
       send: <T>(request: () => Promise<T>): Promise<T> => sendStarting(this.waitSettings(pollClient), request),
     };
+  }
+
+  /**
+   * Start a create or an update of the resource `props` describe: no other operation is to come
+   * for it (`shared-poll.ts`), its progress line, its client (whose waits stop at the operation's
+   * timeout), and its waits.
+   */
+  async start(kind: "create" | "update", props: { __urn?: string; __timeouts?: TimeoutStrings; connection?: ConnectionInputs }) {
+    stopExpecting(props.__urn);
+    const onProgress = progressFor(props.__urn);
+    const timeoutMs = kind === "create" ? resolveTimeouts(props.__timeouts).createMs : resolveTimeouts(props.__timeouts).updateMs;
+    const { client, connection } = await this.connector.connect(props.connection, onProgress, { ms: timeoutMs, name: `${kind} timeout` });
+    const secrets = [connection.token];
+    const startedAt = this.clock().now();
+    const waits = await this.waitsFor({ connection, timeoutMs, startedAt, secrets, onProgress });
+    return { onProgress, client, secrets, waits };
   }
 
   /** The settings of this provider's waits on `client`. */

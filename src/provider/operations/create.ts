@@ -12,26 +12,15 @@ import { adoptImported, findLeftover, nameProofOf } from "../adoption";
 import { ClusterInitError } from "../errors";
 import { toCreateRequest, toOutputs } from "../mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../messages";
-import { endProgress, progressFor, warnFor } from "../progress";
-import { stopExpecting } from "../shared-poll";
+import { endProgress, warnFor } from "../progress";
 import { forgetReads } from "../shared-reads";
-import { resolveTimeouts } from "../timeouts";
 import type { ClusterInputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs } from "./context";
 
 export async function create(ctx: OperationContext, raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
   const inputs = raw as unknown as ClusterInputs;
-  stopExpecting(inputs.__urn);
-  const onProgress = progressFor(inputs.__urn);
-  const timeouts = resolveTimeouts(inputs.__timeouts);
-  const { client, connection } = await ctx.connector.connect(inputs.connection, onProgress, {
-    ms: timeouts.createMs,
-    name: "create timeout",
-  });
-  const secrets = [connection.token];
-  const startedAt = ctx.clock().now();
-  const waits = await ctx.waitsFor({ connection, timeoutMs: timeouts.createMs, startedAt, secrets, onProgress });
+  const { onProgress, client, secrets, waits } = await ctx.start("create", inputs);
 
   let first: ApiCluster | ApiClusterSummary | undefined;
   if (inputs.__import) {

@@ -11,10 +11,8 @@ import type { ApiCluster } from "../../shared/wire-types";
 import { ClusterInitError } from "../errors";
 import { toOutputs, toUpdateRequest } from "../mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";
-import { endProgress, progressFor } from "../progress";
-import { stopExpecting } from "../shared-poll";
+import { endProgress } from "../progress";
 import { forgetReads } from "../shared-reads";
-import { resolveTimeouts } from "../timeouts";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
@@ -27,17 +25,8 @@ export async function update(
 ): Promise<pulumi.dynamic.UpdateResult> {
   const olds = oldsRaw as unknown as ClusterOutputs;
   const news = newsRaw as unknown as ClusterInputs;
-  stopExpecting(news.__urn);
-  const onProgress = progressFor(news.__urn);
-  const timeouts = resolveTimeouts(news.__timeouts);
-  const { client, connection } = await ctx.connector.connect(news.connection, onProgress, {
-    ms: timeouts.updateMs,
-    name: "update timeout",
-  });
-  const secrets = [connection.token];
-  const startedAt = ctx.clock().now();
+  const { onProgress, client, secrets, waits } = await ctx.start("update", news);
   const patch = toUpdateRequest(olds, news);
-  const waits = await ctx.waitsFor({ connection, timeoutMs: timeouts.updateMs, startedAt, secrets, onProgress });
 
   let last: ApiCluster | undefined;
   try {
