@@ -9,7 +9,7 @@ import type { Clock } from "../../shared/clock";
 import { runtimeClock, type ProviderMemory, type RuntimeSettings } from "../../shared/runtime";
 import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
 import { StateMemory } from "../adoption";
-import { Connector } from "../connection";
+import { Connector } from "../connector";
 import { toOutputs } from "../mapping";
 import { progressFor } from "../progress";
 import { stopExpecting } from "../shared-poll";

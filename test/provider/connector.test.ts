@@ -1,9 +1,9 @@
 /**
- * The provider's connections (src/provider/connection.ts), alone: which endpoint and token a
+ * The provider's connections (src/provider/connector.ts), alone: which endpoint and token a
  * resource uses, and which tokens a refused refresh or destroy tries next.
  */
 import { describe, expect, it } from "vitest";
-import { alternativeTokens, Connector } from "../../src/provider/connection";
+import { alternativeTokens, Connector } from "../../src/provider/connector";
 
 describe("alternativeTokens", () => {
   it("after a refused explicit token: the stack config's, then CMS_TOKEN's, each once and never the one in use", () => {
