@@ -22,10 +22,10 @@ import type { CmsClient } from "../client";
 import type { ApiCluster } from "../shared/wire-types";
 import { isNotFound, UnprovenOwnershipError } from "../client/errors";
 import { seedDrawnHere } from "../shared/drawn-seeds";
-import { runtime } from "../shared/runtime";
 import { judgeOwnership, type NameProof } from "../shared/ownership";
 import { safeMessage } from "../connection";
 import { toCreateRequest } from "./mapping";
+import { listEveryCluster } from "./listings";
 import { isSeededAutoName } from "./naming";
 import type { ClusterInputs } from "./types";
 
@@ -50,22 +50,6 @@ export class StateMemory {
   previous(urn: string | undefined): { name: unknown } | undefined {
     return urn === undefined ? undefined : this.byUrn.get(urn);
   }
-}
-
-/**
- * Every cluster visible to the client. Creates that start while a listing is in flight share it:
- * a stack creating fifty clusters lists once, not fifty times. (A cluster left by an earlier run
- * existed before any of these listings started, so a shared one cannot miss it.)
- */
-function listShared(client: CmsClient): Promise<ApiCluster[]> {
-  const listings = runtime().listings;
-  const key = client.identity;
-  let listing = listings.get(key);
-  if (!listing) {
-    listing = client.listAllClusters().finally(() => listings.delete(key));
-    listings.set(key, listing);
-  }
-  return listing;
 }
 
 /** What the name of checked inputs proves about a cluster carrying it (see `shared/ownership.ts`). */
@@ -93,7 +77,10 @@ export async function findLeftover(
   if (proof === "seeded" && seedDrawnHere(inputs.__seed)) return undefined;
   let all: ApiCluster[];
   try {
-    all = await listShared(client);
+    // Shared with the creates that look at the same time (`listings.ts`): a stack creating fifty
+    // clusters lists once. A cluster left by an earlier run existed before any of these listings
+    // started, so a shared one cannot miss it.
+    all = await listEveryCluster(client);
   } catch (e) {
     throw new Error(
       `creating cluster "${inputs.name}" failed: listing clusters (to find one left by an interrupted run) failed: ${safeMessage(e, secrets)}`,

@@ -18,6 +18,8 @@
  *   token whose scope hides it from the list; or several pages, between which clusters may shift)
  *   it gets its own GET, which answers 404 or the cluster.
  * - An error of the listing is given to every cluster of the round, as a GET's error would be.
+ * - A round lists through `listings.ts`: it joins a listing of the connection already in flight
+ *   (a refresh read's), never one sent before a write of this process on the connection.
  * - A wave shares its first round. Each operation asks for its first status as soon as the
  *   service has answered its POST, PATCH or DELETE (against a service that finishes at once, that
  *   round already sees it done). That poll waits while a request of the connection starting an
@@ -39,6 +41,7 @@ import { NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
 import { runtime, runtimeClock } from "../shared/runtime";
+import { sharedLister } from "./listings";
 
 /** Quiet time after which a first round goes ahead while announced operations have not started. */
 export const GATHER_MS = 100;
@@ -277,7 +280,7 @@ export class SharedPoller {
   private async listAll(): Promise<{ items: Map<string, ApiCluster>; complete: boolean }> {
     const items = new Map<string, ApiCluster>();
     let pages = 0;
-    for await (const list of clusterPages(this.client)) {
+    for await (const list of clusterPages(sharedLister(this.client))) {
       pages += 1;
       for (const c of list.items) items.set(c.id, c);
     }

@@ -22,11 +22,14 @@
  *   walk 50 pages; past that point reads GET.
  * - One reader per connection (endpoint + token, see `CmsClient.identity`): reads of clusters
  *   behind different endpoints or tokens are never answered from each other's pages.
+ * - Pages are asked for through `listings.ts`, so a page the shared poller is listing at that
+ *   moment is not asked for twice.
  */
 import { listPageCount } from "../client/pagination";
 import { type ApiCluster, type ApiClusterList, MAX_PER_PAGE } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
 import { runtime, runtimeClock } from "../shared/runtime";
+import { sharedLister } from "./listings";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
@@ -68,7 +71,7 @@ export class SharedReader {
       let pending = pass.pages.get(page);
       if (!pending) {
         if (page > 1 && pass.pages.size >= pass.ids.size) break;
-        pending = this.client.listClusters({ page, perPage: MAX_PER_PAGE });
+        pending = sharedLister(this.client).listClusters({ page, perPage: MAX_PER_PAGE });
         pass.pages.set(page, pending);
       }
       let list: ApiClusterList;

@@ -24,7 +24,6 @@ import type { SharedReader } from "../provider/shared-reads";
 import { systemClock, type Clock } from "./clock";
 import { drawnSeeds } from "./drawn-seeds";
 import { processSingleton } from "./process-singleton";
-import type { ApiCluster } from "./wire-types";
 
 /** Settings a test (or an embedding tool) may change; production uses the defaults. */
 export interface RuntimeSettings {
@@ -65,8 +64,8 @@ export interface Runtime {
   readonly expected: { urns: Set<string>; announcing: boolean };
   /** List readers of refresh passes by connection (`provider/shared-reads.ts`). */
   readonly readers: Map<string, SharedReader>;
-  /** Listings of every cluster in flight by connection, shared by concurrent creates (`provider/adoption.ts`). */
-  readonly listings: Map<string, Promise<ApiCluster[]>>;
+  /** Listing requests in flight by connection, then by request (`provider/listings.ts`). */
+  readonly listings: Map<string, Map<string, Promise<unknown>>>;
   /** Where progress lines go (`provider/progress.ts`): a test's sink, or the engine's once looked up (null: none). */
   readonly progress: { override?: ProgressSink; engine?: ProgressSink | null };
   /** Whether the engine watchdog runs (`provider/engine-watchdog.ts`). */

@@ -7,8 +7,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
+import { forgetListings, sharedLister } from "../../src/provider/listings";
+import { SharedPoller } from "../../src/provider/shared-poll";
 import { SharedReader } from "../../src/provider/shared-reads";
 import { ManualClock } from "../../src/shared/clock";
+import { MAX_PER_PAGE } from "../../src/shared/wire-types";
 import { runtime } from "../../src/shared/runtime";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
@@ -194,5 +197,38 @@ describe("SharedReader, list variants a service may answer with", () => {
       throw new Error("boom");
     };
     expect((await rejection(new SharedReader(c).read("cls_x"))).message).toBe("boom");
+  });
+});
+
+/** Every listing answers 300 ms late, so requests sent meanwhile find it in flight. */
+async function slowListings(): Promise<void> {
+  await emu.control.injectFault({ kind: "latency", latencyMs: 300, method: "GET", path: "/v1/clusters", exact: true });
+  await emu.control.resetRequestCounts();
+}
+
+describe("shared listings (src/provider/listings.ts): one listing for whoever lists the connection meanwhile", () => {
+  it("a refresh read and a poll round that list the connection at the same time send one listing", async () => {
+    const a = await client.createCluster({ name: "listed-a", control_planes: 1, workers: 1, node_size: "small" });
+    const b = await client.createCluster({ name: "listed-b", control_planes: 1, workers: 1, node_size: "small" });
+    await slowListings();
+    const reading = new SharedReader(client).read(a.id);
+    const poller = new SharedPoller(client);
+    const [read, ...polled] = await Promise.all([reading, poller.observe(a.id, 0), poller.observe(b.id, 0)]);
+    expect(read.id).toBe(a.id);
+    expect(polled.map((o) => o.cluster.id)).toEqual([a.id, b.id]);
+    expect((await emu.control.requestCounts())[LIST]).toBe(1);
+  });
+
+  it("a write of the connection drops the listing in flight: a listing asked for after it is a new request", async () => {
+    await slowListings();
+    const lister = sharedLister(client);
+    const query = { page: 1, perPage: MAX_PER_PAGE };
+    const first = lister.listClusters(query);
+    const joined = lister.listClusters(query);
+    forgetListings(client);
+    const fresh = lister.listClusters(query);
+    await Promise.all([first, joined, fresh]);
+    expect(await joined).toBe(await first);
+    expect((await emu.control.requestCounts())[LIST]).toBe(2);
   });
 });

@@ -10,9 +10,11 @@ import { runtimeClock, type ProviderMemory, type RuntimeSettings } from "../../s
 import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
 import { StateMemory } from "../adoption";
 import { Connector } from "../connector";
+import { forgetListings } from "../listings";
 import { toOutputs } from "../mapping";
 import { progressFor } from "../progress";
 import { stopExpecting } from "../shared-poll";
+import { forgetReads } from "../shared-reads";
 import { resolveTimeouts, type TimeoutStrings } from "../timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
 import { sendStarting, waitForGone, waitForRunning } from "../waiter";
@@ -62,8 +64,20 @@ export class OperationContext {
       /** Wait for `running`; `early` (default) right after this operation's own request, else the status was just seen. */
       running: (id: string, early = true) => waitForRunning({ ...options, id, early }),
       gone: (id: string) => waitForGone({ ...options, id }),
-      /** Send the request that starts the operation: the first polls of its wave wait for the answer. */
-      send: <T>(request: () => Promise<T>): Promise<T> => sendStarting(this.waitSettings(pollClient), request),
+      /**
+       * Send the request that starts the operation: the first polls of its wave wait for the answer,
+       * and no listing or refresh page from before the answer serves a later read (`listings.ts`,
+       * `shared-reads.ts`).
+       */
+      send: async <T>(request: () => Promise<T>): Promise<T> => {
+        forgetListings(pollClient);
+        try {
+          return await sendStarting(this.waitSettings(pollClient), request);
+        } finally {
+          forgetListings(pollClient);
+          forgetReads(pollClient);
+        }
+      },
     };
   }
 

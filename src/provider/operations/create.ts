@@ -13,7 +13,6 @@ import { ClusterInitError } from "../errors";
 import { toCreateRequest, toOutputs } from "../mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../messages";
 import { endProgress, warnFor } from "../progress";
-import { forgetReads } from "../shared-reads";
 import type { ClusterInputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs } from "./context";
@@ -49,7 +48,6 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
       // it is this create's, and otherwise names the candidates in the error.
       throw new Error(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`);
     }
-    forgetReads(client);
     onProgress?.(`${first.status}: cluster ${first.id} accepted`);
   }
   const id = first.id;

@@ -7,7 +7,6 @@ import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
 import { existingFailure } from "../messages";
 import { endProgress, progressFor } from "../progress";
-import { forgetReads } from "../shared-reads";
 import { resolveTimeouts } from "../timeouts";
 import type { ClusterOutputs } from "../types";
 import { WaitError } from "../waiter";
@@ -49,7 +48,6 @@ export async function deleteCluster(ctx: OperationContext, id: string, raw: Reco
         }
       },
     );
-    forgetReads(client);
   } catch (e) {
     if (goneMeanwhile || isNotFound(e)) return;
     if (e instanceof OperationError) throw e;

@@ -12,7 +12,6 @@ import { ClusterInitError } from "../errors";
 import { toOutputs, toUpdateRequest } from "../mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";
 import { endProgress } from "../progress";
-import { forgetReads } from "../shared-reads";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
@@ -39,7 +38,6 @@ export async function update(
           last = await waits.running(id, false);
         },
       );
-      forgetReads(client);
       onProgress?.(`${last.status}: ${describePatch(patch)}`);
       if (last.status !== "running") last = await waits.running(id);
     } else {

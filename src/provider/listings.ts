@@ -1,0 +1,64 @@
+/**
+ * Listing a connection's clusters: the one way the provider lists, for the shared poller's rounds
+ * (`shared-poll.ts`), the refresh reader's pages (`shared-reads.ts`) and the lookup for a cluster
+ * an interrupted run left (`adoption.ts`).
+ *
+ * One rule for sharing: a listing request joins the same request of the connection (endpoint +
+ * token) already in flight in this process, else it is sent; once answered it is not kept (what
+ * is kept longer, a refresh pass's pages, is the reader's own rule). A write of this process
+ * through the connection, from the moment it is sent until it is answered, drops what is in flight:
+ * a listing asked for after that is a new request, which can show the write.
+ */
+import type { CmsClient } from "../client";
+import type { ClusterLister } from "../client/pagination";
+import { runtime } from "../shared/runtime";
+import type { ApiCluster, ApiClusterList, ClusterStatus } from "../shared/wire-types";
+
+/** What a shared listing needs of a client: `CmsClient` has it. */
+export interface ListingClient {
+  /** Same value for clients of the same endpoint and token (the token is not in it). */
+  readonly identity?: string;
+  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }): Promise<ApiClusterList>;
+}
+
+/** The request `key` of the client's connection: the one in flight, else `send()`. */
+function joinOrSend<T>(client: { identity?: unknown }, key: string, send: () => Promise<T>): Promise<T> {
+  // A client that does not name its connection (a test double) shares nothing.
+  if (typeof client.identity !== "string" || client.identity === "") return send();
+  const listings = runtime().listings;
+  let inFlight = listings.get(client.identity);
+  if (!inFlight) {
+    inFlight = new Map();
+    listings.set(client.identity, inFlight);
+  }
+  const pending = inFlight.get(key) as Promise<T> | undefined;
+  if (pending) return pending;
+  const request = send();
+  const requests = inFlight;
+  requests.set(key, request);
+  const done = () => {
+    if (requests.get(key) === request) requests.delete(key);
+  };
+  request.then(done, done);
+  return request;
+}
+
+/** The client's `GET /v1/clusters` pages, shared while in flight (see the module comment). */
+export function sharedLister(client: ListingClient): ClusterLister {
+  return {
+    listClusters: (query) =>
+      joinOrSend(client, `page ${query.page ?? 1}, per_page ${query.perPage ?? ""}, status ${query.status ?? ""}`, () =>
+        client.listClusters(query),
+      ),
+  };
+}
+
+/** Every cluster visible to the client (`CmsClient.listAllClusters`), shared while in flight. */
+export function listEveryCluster(client: CmsClient): Promise<ApiCluster[]> {
+  return joinOrSend(client, "every cluster", () => client.listAllClusters());
+}
+
+/** This process writes through the client's connection: listings asked for from now on are new. */
+export function forgetListings(client: { identity?: unknown }): void {
+  if (typeof client.identity === "string") runtime().listings.delete(client.identity);
+}
