@@ -23,9 +23,6 @@ export interface ProgressSink {
   warn?(urn: string, message: string): Promise<void>;
 }
 
-/** A sink that drops everything. */
-export const NO_PROGRESS: ProgressSink = { report: () => undefined };
-
 let overrideSink: ProgressSink | undefined;
 let engineSink: ProgressSink | null | undefined; // null: looked, no engine
 
