@@ -121,6 +121,21 @@ describe("scaling", () => {
     expect(res.body).toEqual(before);
   });
 
+  it("a change that takes no time is answered as done: running, with the new size, nodes ready", async () => {
+    await emu.control.setTimings({ scaleSeconds: 0 });
+    try {
+      const res = await api.patch(`/v1/clusters/${id}`, { workers: 3 });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: "running", workers: 3, node_count: 4 });
+      expect(res.body).toEqual(await cluster(id));
+      expect(await statuses(id)).toEqual(Array(4).fill("ready"));
+      await api.patch(`/v1/clusters/${id}`, { workers: 2 });
+      expect(await cluster(id)).toMatchObject({ status: "running", workers: 2, node_count: 3 });
+    } finally {
+      await emu.control.setTimings({ scaleSeconds: 30 });
+    }
+  });
+
   it("failNext(update) ends the next PATCH in error", async () => {
     await emu.control.failNext("update");
     await api.patch(`/v1/clusters/${id}`, { workers: 3 });

@@ -135,7 +135,9 @@ export interface UpdateBody {
 
 /**
  * PATCH /v1/clusters/{id}: only on a `running` cluster (409 otherwise). A change moves it
- * to `scaling`; a PATCH that changes nothing answers the cluster unchanged.
+ * to `scaling`; a PATCH that changes nothing answers the cluster unchanged. The answer shows the
+ * cluster as a GET at that instant would: a change that takes no time (scaling set to 0 s) is
+ * answered `running`, already done.
  */
 export function updateCluster(state: EmulatorState, p: Principal, id: string, body: UpdateBody): Promise<ApiCluster> {
   return state.exclusive(id, async () => {
@@ -156,6 +158,7 @@ export function updateCluster(state: EmulatorState, p: Principal, id: string, bo
       if (failing) state.failNext.update += 1;
       throw e;
     }
+    settle(c, state.now());
     return toApiCluster(c);
   });
 }
