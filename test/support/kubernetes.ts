@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findKubernetesBinaries } from "../../src/emulator/kubernetes/binaries";
+import { findKubernetesBinaries } from "../../packages/emulator/src/kubernetes/binaries";
 
 /** Why the Kubernetes tests cannot run here, or undefined when they can (always in CI). */
 export function kubernetesUnavailable(): string | undefined {
