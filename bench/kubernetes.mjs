@@ -3,7 +3,7 @@
 // kubeconfig (the cluster's kube-apiserver started and its token issued), and resident memory
 // of each kube-apiserver and of etcd, for BENCH_CLUSTERS clusters (default 5) created together.
 //
-//   npm run bench:kubernetes        (builds first; needs kube-apiserver and etcd: scripts/ensure-kubernetes)
+//   npm run bench:kubernetes        (builds first; needs kube-apiserver and etcd: packages/emulator/scripts/ensure-kubernetes)
 //
 // Prints a Markdown table. Figures: packages/emulator/docs/kubernetes.md.
 import { readFileSync, readdirSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * What the tests of `--kubernetes` share: the binaries, and kubectl run on a kubeconfig text.
  *
- * The tests need kube-apiserver and etcd (`scripts/ensure-kubernetes` builds them; `.ci/run`
+ * The tests need kube-apiserver and etcd (`packages/emulator/scripts/ensure-kubernetes` builds them; `.ci/run`
  * does). Outside CI, a machine without them skips those tests and says why; in CI they fail.
  */
 import { execFile } from "node:child_process";
@@ -17,7 +17,7 @@ export function kubernetesUnavailable(): string | undefined {
     findKubernetesBinaries();
     return undefined;
   } catch {
-    return "no kube-apiserver/etcd: run scripts/ensure-kubernetes to build them (about 15 min once)";
+    return "no kube-apiserver/etcd: run packages/emulator/scripts/ensure-kubernetes to build them (about 15 min once)";
   }
 }
 

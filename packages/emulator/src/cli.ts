@@ -39,7 +39,7 @@ Options:
                             (one emulator per file; default: memory only)
   --rate-limits LIST        override plan limits, e.g. enterprise=1000000 (benchmarks)
   --kubernetes              back every cluster with a real Kubernetes API server: one
-                            kube-apiserver per cluster on a shared etcd (docs/kubernetes.md);
+                            kube-apiserver per cluster on a shared etcd (docs/kubernetes.md of the package);
                             the binaries come from KUBEBUILDER_ASSETS, the cache that
                             scripts/ensure-kubernetes fills, or PATH
   --kubernetes-bin DIR      the same, with kube-apiserver and etcd from DIR

@@ -53,7 +53,7 @@ export function findKubernetesBinaries(dir?: string, env: NodeJS.ProcessEnv = pr
   throw new Error(
     "--kubernetes needs kube-apiserver and etcd, found in none of: KUBEBUILDER_ASSETS, " +
       `${join(cache, `kubernetes-${KUBERNETES_VERSION}`, "bin")}, PATH. Build them with \`node_modules/.bin/cms-ensure-kubernetes\` ` +
-      "(scripts/ensure-kubernetes in a clone; needs Go and a Go module proxy, about 10 min once), or pass a directory holding both with --kubernetes-bin " +
+      "(packages/emulator/scripts/ensure-kubernetes in a clone; needs Go and a Go module proxy, about 10 min once), or pass a directory holding both with --kubernetes-bin " +
       "(e.g. from `setup-envtest use -p path`), or use a cluster you have with --kubernetes-kubeconfig.",
   );
 }
