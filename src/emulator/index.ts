@@ -25,8 +25,11 @@ function ensureMovedPackage(): void {
         "(its command is `npx cms-emulator`).",
     );
   }
-  process.emitWarning(`pulumi-cms/emulator is deprecated: import from "${MOVED}" instead (same exports); it goes away in pulumi-cms 0.4.0.`, {
-    type: "DeprecationWarning",
-    code: "PULUMI_CMS_EMULATOR_MOVED",
-  });
+  process.emitWarning(
+    `pulumi-cms/emulator is deprecated: import from "${MOVED}" instead (same exports); it goes away in pulumi-cms 0.4.0.`,
+    {
+      type: "DeprecationWarning",
+      code: "PULUMI_CMS_EMULATOR_MOVED",
+    },
+  );
 }
