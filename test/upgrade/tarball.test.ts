@@ -50,13 +50,14 @@ describe("the package tarball", () => {
     expect(inside).toEqual([]);
   });
 
-  it("runs no script when installed: npm asks users to approve packages that do (prepare included)", () => {
-    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
-      scripts?: Record<string, string>;
-    };
-    const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((s) => pkg.scripts?.[s] !== undefined);
-    expect(installScripts).toEqual([]);
-  });
+  it.each([REPO_ROOT, EMULATOR_PACKAGE])(
+    "runs no script when installed: npm asks users to approve packages that do (prepare included): %s",
+    (dir) => {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+      const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((s) => pkg.scripts?.[s] !== undefined);
+      expect(installScripts).toEqual([]);
+    },
+  );
 
   it("exports the state contract's entry explicitly", () => {
     const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
@@ -95,10 +96,5 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
       (f) => (/^(test|bench|scripts|src|\.ci)\//.test(f) && !userTools.test(f)) || /^dist\/(test|bench)\//.test(f),
     );
     expect(inside).toEqual([]);
-  });
-
-  it("runs no script when installed", () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(EMULATOR_PACKAGE, "package.json"), "utf8")) as { scripts?: Record<string, string> };
-    expect(["preinstall", "install", "postinstall", "prepare"].filter((s) => pkg.scripts?.[s] !== undefined)).toEqual([]);
   });
 });

@@ -39,9 +39,9 @@ Options:
                             (one emulator per file; default: memory only)
   --rate-limits LIST        override plan limits, e.g. enterprise=1000000 (benchmarks)
   --kubernetes              back every cluster with a real Kubernetes API server: one
-                            kube-apiserver per cluster on a shared etcd (docs/kubernetes.md of the package);
-                            the binaries come from KUBEBUILDER_ASSETS, the cache that
-                            scripts/ensure-kubernetes fills, or PATH
+                            kube-apiserver per cluster on a shared etcd (the package's
+                            docs/kubernetes.md); the binaries come from KUBEBUILDER_ASSETS,
+                            the cache that cms-ensure-kubernetes fills, or PATH
   --kubernetes-bin DIR      the same, with kube-apiserver and etcd from DIR
   --kubernetes-kubeconfig FILE
                             instead, a namespace per cluster in the cluster FILE's current
