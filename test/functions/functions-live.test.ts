@@ -2,7 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clearSharedLimiters, createClient } from "../../src/client";
-import { startEmulator, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import {
   getCluster,
   getClusterOutput,

@@ -3,7 +3,7 @@
  * provisioning takes no real time while every poll is still a real HTTP call to the emulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";

@@ -1,5 +1,5 @@
 /** Shared set-up of the provider's tests against the real emulator (in-process, random port). */
-import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { clearSharedLimiters } from "../../src/client";
 import { FAST_TIMINGS } from "./emulator";
 import {
