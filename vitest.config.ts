@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     // The default report, plus one plain `tests: N passed, N failed` closing line.
     reporters: ["default", "./test/summary-reporter.ts"],
     testTimeout: 30_000,

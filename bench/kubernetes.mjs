@@ -3,15 +3,12 @@
 // kubeconfig (the cluster's kube-apiserver started and its token issued), and resident memory
 // of each kube-apiserver and of etcd, for BENCH_CLUSTERS clusters (default 5) created together.
 //
-//   npm run bench:kubernetes        (builds first; needs kube-apiserver and etcd: scripts/ensure-kubernetes)
+//   npm run bench:kubernetes        (builds first; needs kube-apiserver and etcd: packages/emulator/scripts/ensure-kubernetes)
 //
-// Prints a Markdown table. Figures: docs/kubernetes.md.
+// Prints a Markdown table. Figures: packages/emulator/docs/kubernetes.md.
 import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const { startEmulator } = await import(join(root, "dist/emulator/index.js"));
+const { startEmulator } = await import("@pulumi-cms/emulator");
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 5);
 
 /** Resident memory (MiB) of every process whose command line starts with `program`. */

@@ -28,7 +28,6 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
 import { createRequire } from "node:module";
 import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
 
@@ -87,7 +86,7 @@ const kinds = [
   { label: "floor", program: FLOOR_PROGRAM },
 ];
 
-const { startEmulator } = require(join(root, "dist/emulator/index.js"));
+const { startEmulator } = require("@pulumi-cms/emulator");
 const binDir = ensurePulumi();
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
 

@@ -40,7 +40,7 @@ const require = createRequire(import.meta.url);
 // Everything runs from a private copy of dist/ (see snapshotPackage).
 const pkg = snapshotPackage(process.env.BENCH_PACKAGE_DIR || undefined);
 const root = pkg.dir;
-const { startEmulator, ManualClock } = require(`${root}/dist/emulator/index.js`);
+const { startEmulator, ManualClock } = require("@pulumi-cms/emulator");
 
 const num = (name, fallback) => {
   const v = process.env[name];

@@ -9,13 +9,12 @@
 //
 // Prints a Markdown table. Figures: docs/benchmarks.md.
 import os from "node:os";
-import { join } from "node:path";
 import { observeRequests, summarize } from "./lib/observer.mjs";
 import { createProject, ensurePulumi, root, snapshotPackage } from "./lib/pulumi.mjs";
 
 const FLEET = Number(process.env.BENCH_FLEET ?? 50);
 const pkg = snapshotPackage(process.env.BENCH_PACKAGE_DIR ?? root);
-const { startEmulator } = await import(join(root, "dist/emulator/index.js"));
+const { startEmulator } = await import("@pulumi-cms/emulator");
 const binDir = ensurePulumi();
 
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });

@@ -115,7 +115,7 @@ async function main() {
   await run("npm", ["run", "--silent", "build"]);
 
   banner("Emulator");
-  const { startEmulator } = createRequire(import.meta.url)(path.join(ROOT, "dist", "emulator", "index.js"));
+  const { startEmulator } = createRequire(import.meta.url)("@pulumi-cms/emulator");
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-cms-demo-"));
   const token = `cms_demo_${randomBytes(16).toString("hex")}`;
   emulator = await startEmulator({ port: 0, token, ...TIMINGS });

@@ -13,22 +13,24 @@ export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderOpti
 export type { ClusterInfo, NodeInfo } from "./shared/cluster-info";
 export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "./shared/wire-types";
 /**
- * The provider's building blocks (check, diff, schedule, durations...), for tools and tests.
- * Not a stable API: names may change in any release.
- *
- * @internal
+ * The HTTP client of the service's v1 API: `CmsClient`, `createClient`, its option types, its
+ * errors and their predicates.
  */
-export let provider: typeof import("./provider");
-/** The HTTP client of the service's v1 API. */
-export let client: typeof import("./client");
+export let client: typeof import("./client/public");
 
-// Loaded on first use: a program declaring clusters needs neither (the HTTP client, its
-// dependencies and the provider's own would add about 150 modules to every program run). The
-// `exports.<name> = void 0` that the declarations above compile to is what lets Node find the
-// names for ES-module importers; those read them, and so load them, at import.
-lazyExport("provider", () => require("./provider"));
-lazyExport("client", () => require("./client"));
-
-function lazyExport(name: string, load: () => unknown): void {
-  Object.defineProperty(exports, name, { enumerable: true, configurable: true, get: load });
-}
+// Loaded on first use: a program declaring clusters does not need the HTTP client (it and its
+// dependencies would add about 80 modules to every program run). The getter has the shape
+// Node's CommonJS export scanner recognizes (`get: function () { return a.b; }`), so an
+// ES-module `import * as cms` sees `client` too (and, reading it, loads it at import).
+const onFirstUse = {
+  get client() {
+    return require("./client/public");
+  },
+};
+Object.defineProperty(exports, "client", {
+  enumerable: true,
+  // biome-ignore lint/complexity/useArrowFunction: the scanner recognizes only this form
+  get: function () {
+    return onFirstUse.client;
+  },
+});

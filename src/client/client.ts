@@ -599,7 +599,7 @@ export class CmsClient {
 }
 
 /**
- * Create a client: `options` are merged over the defaults (see {@link DEFAULT_CLIENT_OPTIONS}).
+ * Create a client: `options` are merged over the defaults (each option names its own).
  * Same as `new CmsClient(options)`.
  */
 export function createClient(options: ClientOptions): CmsClient {

@@ -66,7 +66,8 @@ export interface ClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /**
    * `true` (default): pace requests with the process-wide limiter of this endpoint + token.
-   * `false`: no pacing. A {@link RateLimiter} instance: use that one (tests inject a clock).
+   * `false`: no pacing. A `RateLimiter` instance (internal, not exported): use that one (tests
+   * inject a clock).
    */
   limiter?: boolean | RateLimiter;
   /**

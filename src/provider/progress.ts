@@ -24,9 +24,6 @@ export interface ProgressSink {
   warn?(urn: string, message: string): Promise<void>;
 }
 
-/** A sink that drops everything. */
-export const NO_PROGRESS: ProgressSink = { report: () => undefined };
-
 /** Replace the sink (tests, tools); pass undefined to go back to the engine sink. */
 export function setProgressSink(sink: ProgressSink | undefined): void {
   runtime().progress.override = sink;

@@ -18,8 +18,6 @@ import { stateRecordOf } from "./state-record";
 
 import { CLUSTER_MODULE, CLUSTER_TYPE, CLUSTER_TYPE_NAME } from "./type-token";
 
-export { CLUSTER_MODULE, CLUSTER_TYPE, CLUSTER_TYPE_NAME };
-
 /** Explicit connection for one resource; overrides stack config and environment. */
 export interface ClusterConnectionArgs {
   /** Base URL of the service (without `/v1`). Default: `cms:endpoint` config, then `CMS_ENDPOINT`. */

@@ -1,9 +1,6 @@
 /** Resources of the package. */
 export {
   Cluster,
-  CLUSTER_MODULE,
-  CLUSTER_TYPE,
-  CLUSTER_TYPE_NAME,
   type ClusterArgs,
   type ClusterConnectionArgs,
   type ClusterGetArgs,

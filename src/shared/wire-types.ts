@@ -92,9 +92,3 @@ export interface ApiNodeList {
   items: ApiNode[];
   total: number;
 }
-
-/** Error body of every failed response. */
-export interface ApiErrorBody {
-  error: string;
-  message: string;
-}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { NotFoundError, type ApiCluster } from "../../src/client";
 import { SMALL, client, emulator, rejection, waitForStatus } from "../support/client";
 import { waitUntilGone } from "../support/emulator";

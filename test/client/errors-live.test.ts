@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import {
   ApiError,
   ConflictError,

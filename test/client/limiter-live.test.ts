@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../../src/emulator";
+import { ManualClock, type RunningEmulator } from "../../packages/emulator/src";
 import { RateLimitedError, RateLimiter, sharedLimiter } from "../../src/client";
 import { client, emulator, rejection } from "../support/client";
 

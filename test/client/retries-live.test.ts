@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../../src/emulator";
+import { ManualClock, type RunningEmulator } from "../../packages/emulator/src";
 import { ConflictError, NetworkError, RateLimitedError, ServerError, UnprovenOwnershipError } from "../../src/client";
 import { Api } from "../support/emulator";
 import { SMALL, client, emulator, lossyProxy, rejection, waitForStatus, type LossyProxy } from "../support/client";

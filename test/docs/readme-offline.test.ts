@@ -1,9 +1,10 @@
 /**
  * The README's quick start, typed into one shell as written, from an empty directory: a HOME of
  * its own, the Pulumi CLI and Node.js on PATH, nothing else of this machine's Pulumi. The packed
- * package stands in for the registry's `pulumi-cms` (the one change to the text: `npm install
- * pulumi-cms` installs the tarball); everything else, `@pulumi/pulumi` and TypeScript included,
- * comes from npm as it would for a user. Then its clean-up block, in the same shell.
+ * packages stand in for the registry's `pulumi-cms` and `@pulumi-cms/emulator` (the one change to
+ * the text: the two `npm install` lines install the tarballs); everything else, `@pulumi/pulumi`
+ * and TypeScript included, comes from npm as it would for a user. Then its clean-up block, in the
+ * same shell.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -11,10 +12,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { bashBlockAfter, stillAnswering } from "../support/docs";
-import { envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
+import { EMULATOR_PACKAGE, envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
 
 const STEP_TIMEOUT = 8 * 60_000;
 const INSTALL = "npm install pulumi-cms @pulumi/pulumi typescript@5";
+const INSTALL_EMULATOR = "npm install --save-dev @pulumi-cms/emulator";
 
 /** One interactive-like shell: commands written to its stdin, in order, as a person types them. */
 function shell(cwd: string, env: NodeJS.ProcessEnv) {
@@ -57,12 +59,14 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
   let start: string;
   let env: NodeJS.ProcessEnv;
   let tarball: string;
+  let emulatorTarball: string;
   const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 
   beforeAll(async () => {
     const { binDir } = await findPulumi();
     work = workDir("offline");
     tarball = packTarball(work);
+    emulatorTarball = packTarball(work, EMULATOR_PACKAGE);
     start = path.join(work, "start");
     fs.mkdirSync(start);
     fs.mkdirSync(path.join(work, "home"));
@@ -84,11 +88,15 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
     async () => {
       const quickStart = bashBlockAfter(readme, "## Quick start: offline, against the emulator", "README.md");
       expect(quickStart.split("\n")).toContain(INSTALL);
+      expect(quickStart.split("\n")).toContain(INSTALL_EMULATOR);
       const cleanUp = bashBlockAfter(readme, "### Clean up", "README.md");
       const project = path.join(start, "my-clusters");
       const sh = shell(start, env);
       try {
-        await sh.type(quickStart.replace(INSTALL, INSTALL.replace("pulumi-cms", `pulumi-cms@file:${tarball}`)), STEP_TIMEOUT);
+        const fromTarballs = quickStart
+          .replace(INSTALL, INSTALL.replace("pulumi-cms", `pulumi-cms@file:${tarball}`))
+          .replace(INSTALL_EMULATOR, INSTALL_EMULATOR.replace("@pulumi-cms/emulator", `@pulumi-cms/emulator@file:${emulatorTarball}`));
+        await sh.type(fromTarballs, STEP_TIMEOUT);
         expect(sh.output()).toMatch(/Cluster\s+dev\s+created/);
         // What the README promises: a running cluster, on the emulator the block started.
         const port = /127\.0\.0\.1:(\d+)/.exec(quickStart)![1];

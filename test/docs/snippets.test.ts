@@ -1,6 +1,6 @@
 /**
  * Every TypeScript snippet of the documents a user gets (the README and the docs in the packed
- * package) compiles as written: each alone, and all pasted one after the other into one
+ * packages, the provider's and the emulator's) compiles as written: each alone, and all pasted one after the other into one
  * `index.ts` (the import lines that several snippets repeat written once, as someone pasting
  * them would), with the settings of Pulumi's TypeScript template (CommonJS, `moduleResolution:
  * node`) and as ESM with `nodenext`. The package is the tarball, installed by npm with its peers.
@@ -12,7 +12,15 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { codeBlocks } from "../support/docs";
-import { envWithNode, installProject, nodeBin, packTarball, PULUMI_TEMPLATE_COMPILER_OPTIONS, workDir } from "../support/packages";
+import {
+  EMULATOR_PACKAGE,
+  envWithNode,
+  installProject,
+  nodeBin,
+  packTarball,
+  PULUMI_TEMPLATE_COMPILER_OPTIONS,
+  workDir,
+} from "../support/packages";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 5 * 60_000;
@@ -63,6 +71,7 @@ describe("the documents' TypeScript snippets compile as written, from the packed
         name: "snippets",
         dependencies: {
           "pulumi-cms": `file:${packTarball(work)}`,
+          "@pulumi-cms/emulator": `file:${packTarball(work, EMULATOR_PACKAGE)}`,
           "@pulumi/pulumi": PINNED_PULUMI_VERSION,
           "@pulumi/kubernetes": installed("@pulumi/kubernetes"),
         },
@@ -71,10 +80,18 @@ describe("the documents' TypeScript snippets compile as written, from the packed
       env,
       ["--ignore-scripts"],
     );
-    const pkg = path.join(app, "node_modules", "pulumi-cms");
-    const docs = ["README.md", ...fs.readdirSync(path.join(pkg, "docs")).map((f) => `docs/${f}`)].filter((f) => f.endsWith(".md"));
+    // The documents of both packages, named by their path in node_modules.
+    const docs = ["pulumi-cms", "@pulumi-cms/emulator"].flatMap((name) => {
+      const pkg = path.join(app, "node_modules", name);
+      return ["README.md", ...fs.readdirSync(path.join(pkg, "docs")).map((f) => `docs/${f}`)]
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => (name === "pulumi-cms" ? f : `${name}/${f}`));
+    });
     snippets = docs.flatMap((doc) =>
-      codeBlocks(fs.readFileSync(path.join(pkg, doc), "utf8"), ["ts", "typescript"]).map((source, i) => ({ doc, index: i + 1, source })),
+      codeBlocks(fs.readFileSync(path.join(app, "node_modules", doc.startsWith("@") ? doc : `pulumi-cms/${doc}`), "utf8"), [
+        "ts",
+        "typescript",
+      ]).map((source, i) => ({ doc, index: i + 1, source })),
     );
   }, STEP_TIMEOUT);
   afterAll(() => {
@@ -83,7 +100,7 @@ describe("the documents' TypeScript snippets compile as written, from the packed
 
   it("finds the snippets of the README and of the shipped docs", () => {
     expect(snippets.filter((s) => s.doc === "README.md").length).toBeGreaterThanOrEqual(4);
-    expect(snippets.some((s) => s.doc === "docs/emulator.md")).toBe(true);
+    expect(snippets.some((s) => s.doc === "@pulumi-cms/emulator/README.md")).toBe(true);
   });
 
   for (const variant of VARIANTS) {

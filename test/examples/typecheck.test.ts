@@ -20,6 +20,8 @@ describe.each(EXAMPLES)("examples/%s", (name) => {
     const pkg = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8"));
     expect(pkg.dependencies["pulumi-cms"]).toBe("file:../..");
     expect(pkg.dependencies["@pulumi/pulumi"]).toBe(PINNED_PULUMI_VERSION);
+    // Its README starts the emulator from node_modules/.bin: the emulator's package of this repository.
+    expect(pkg.devDependencies["@pulumi-cms/emulator"]).toBe("file:../../packages/emulator");
     expect(fs.readFileSync(path.join(source, "Pulumi.yaml"), "utf8")).toMatch(/^runtime:\n {2}name: nodejs/m);
   });
 });

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import { resetRuntime } from "../../src/shared/runtime";
-import { startEmulator, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import {
   getCluster,
   getClusterOutput,

@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import { kubernetesProviderArgs } from "../../src/kubernetes";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { resetRuntime } from "../../src/shared/runtime";

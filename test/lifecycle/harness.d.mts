@@ -1,5 +1,5 @@
 // Types of harness.mjs (the implementation is plain JavaScript so `node` scripts can import it).
-import type { EmulatorOptions, RunningEmulator } from "../../src/emulator";
+import type { EmulatorOptions, RunningEmulator } from "../../packages/emulator/src";
 import type { ApiCluster } from "../../src/shared/wire-types";
 
 export declare const REPO_ROOT: string;
@@ -38,7 +38,7 @@ export interface ExecOptions {
 }
 export declare function execFile(file: string, args: string[], options?: ExecOptions): Promise<RunResult>;
 
-export declare function loadEmulatorModule(): typeof import("../../src/emulator");
+export declare function loadEmulatorModule(): typeof import("../../packages/emulator/src");
 
 export interface ApiResponse {
   status: number;

@@ -150,7 +150,7 @@ export function execFile(file, args, { cwd, env, timeoutMs = DEFAULT_COMMAND_TIM
 
 /** The emulator module of the built package (dist/). */
 export function loadEmulatorModule() {
-  const file = path.join(REPO_ROOT, "dist", "emulator", "index.js");
+  const file = path.join(REPO_ROOT, "packages/emulator/dist/packages/emulator/src/index.js");
   if (!fs.existsSync(file)) {
     throw new Error(`${file} is missing: run \`npm run build\` first (npm test does).`);
   }

@@ -1,9 +1,10 @@
 /**
- * Consumers of the package as users write them, installed from its tarball with the newest
+ * Consumers of the package as users write them, installed from its tarball (and the emulator's, as
+ * a dev dependency) with the newest
  * `@pulumi/pulumi`: TypeScript CommonJS (classic `module: commonjs` and `nodenext`), TypeScript
  * ESM (`"type": "module"`, `nodenext`), each type-checked with TypeScript 5.x and 7.x and run;
- * plain JavaScript `require` and `import`; the `pulumi-cms/emulator` subpath and the
- * `cms-emulator` bin. The programs start the emulator from the package and call it, so the
+ * plain JavaScript `require` and `import`; the `@pulumi-cms/emulator` package and its
+ * `cms-emulator` bin. The programs start the emulator from its package and call it, so the
  * public names are exercised, not only resolved.
  */
 import { execFile as execFileCb, spawn } from "node:child_process";
@@ -12,6 +13,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  EMULATOR_PACKAGE,
   envWithNode,
   installProject,
   NEWEST_SDK,
@@ -28,7 +30,7 @@ const TYPESCRIPT = { "5": "5.9.3", "7": "7.0.2" } as const;
 
 /** Type-checked source: public types and values from both entry points, used for real. */
 const TS_SOURCE = `import * as cms from "pulumi-cms";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "pulumi-cms/emulator";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "@pulumi-cms/emulator";
 
 const args: cms.ClusterArgs = { controlPlanes: 1, workers: 2, nodeSize: "small" };
 const size: cms.NodeSize = args.nodeSize as cms.NodeSize;
@@ -85,7 +87,7 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
       {
         name: "consumer",
         dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": NEWEST_SDK },
-        devDependencies: { "@types/node": "^22" },
+        devDependencies: { "@pulumi-cms/emulator": `file:${packTarball(work, EMULATOR_PACKAGE)}`, "@types/node": "^22" },
       },
       env,
     );
@@ -169,8 +171,8 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
     "plain JavaScript: require (CommonJS) and import (ESM)",
     async () => {
       const dir = project("js", {
-        "index.cjs": JS_BODY(`const cms = require("pulumi-cms");\nconst { startEmulator } = require("pulumi-cms/emulator");`),
-        "index.mjs": JS_BODY(`import * as cms from "pulumi-cms";\nimport { startEmulator } from "pulumi-cms/emulator";`),
+        "index.cjs": JS_BODY(`const cms = require("pulumi-cms");\nconst { startEmulator } = require("@pulumi-cms/emulator");`),
+        "index.mjs": JS_BODY(`import * as cms from "pulumi-cms";\nimport { startEmulator } from "@pulumi-cms/emulator";`),
       });
       expect(await run(dir, "node", ["index.cjs"])).toContain("consumer ok");
       expect(await run(dir, "node", ["index.mjs"])).toContain("consumer ok");

@@ -1,6 +1,6 @@
 /** create against the real emulator: happy path, API-call floor, faults, failures, no orphans. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { emulator } from "../support/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { runtime, useSettings } from "../../src/shared/runtime";

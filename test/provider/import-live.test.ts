@@ -1,6 +1,6 @@
 /** Adopting an existing cluster through the `import` option (carried as `__import`). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { waitForStatus } from "../support/emulator";

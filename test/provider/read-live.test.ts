@@ -1,6 +1,6 @@
 /** read against the real emulator: refresh, drift, out-of-band delete, kubeconfig rotation, adopt. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { runtime, useSettings } from "../../src/shared/runtime";
 import { diffCluster } from "../../src/provider/diff";

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, "..", "..");

@@ -3,7 +3,7 @@
  * process are polled with one listing; alone, a cluster is polled with its own GET.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { setProgressSink } from "../../src/provider/progress";

@@ -4,7 +4,7 @@
  * cannot tell; the result is always what a GET would give.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { forgetListings, sharedLister } from "../../src/provider/listings";

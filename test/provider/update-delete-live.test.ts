@@ -1,6 +1,6 @@
 /** update and delete against the real emulator. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { setProgressSink } from "../../src/provider/progress";

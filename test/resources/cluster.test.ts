@@ -5,8 +5,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Cluster, CLUSTER_TYPE } from "../../src/resources";
-import { SEED_TYPE } from "../../src/resources/type-token";
+import { Cluster } from "../../src/resources";
+import { CLUSTER_TYPE, SEED_TYPE } from "../../src/resources/type-token";
 import { outputValue } from "../support/outputs";
 
 interface Registered {

@@ -9,7 +9,7 @@ import { expect } from "vitest";
 import { eventually } from "./eventually.mjs";
 
 const root = resolve(__dirname, "../..");
-export const CLI = join(root, "dist/emulator/cli.js");
+export const CLI = join(root, "packages/emulator/dist/packages/emulator/src/cli.js");
 
 /** Builds dist/ when the emulator's sources are newer than the compiled CLI (npm test builds first anyway). */
 export function ensureCliBuilt(): void {
@@ -20,10 +20,10 @@ export function ensureCliBuilt(): void {
         e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith(".ts") ? statSync(join(dir, e.name)).mtimeMs : 0,
       ),
     );
-  const sources = Math.max(newest(join(root, "src/emulator")), newest(join(root, "src/shared")));
+  const sources = Math.max(newest(join(root, "packages/emulator/src")), newest(join(root, "src/shared")));
   if (!existsSync(CLI) || statSync(CLI).mtimeMs < sources) {
     // Other packages of the repo may have type errors mid-work; tsc still emits, so only the output matters.
-    spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: root, stdio: "ignore" });
+    spawnSync("npx", ["tsc", "-p", "packages/emulator/tsconfig.json"], { cwd: root, stdio: "ignore" });
   }
   expect(existsSync(CLI)).toBe(true);
 }

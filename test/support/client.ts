@@ -1,6 +1,6 @@
 /** Shared set-up of the client's tests against the real emulator (in-process, random port). */
 import { inspect } from "node:util";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
 import { runtime } from "../../src/shared/runtime";
 import { createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";

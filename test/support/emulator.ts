@@ -1,7 +1,7 @@
 /**
  * Shared helpers of the emulator suites: every test talks real HTTP to a real emulator.
  */
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { eventually } from "./eventually.mjs";
 
 /**

@@ -1,14 +1,14 @@
 /**
  * What the tests of `--kubernetes` share: the binaries, and kubectl run on a kubeconfig text.
  *
- * The tests need kube-apiserver and etcd (`scripts/ensure-kubernetes` builds them; `.ci/run`
+ * The tests need kube-apiserver and etcd (`packages/emulator/scripts/ensure-kubernetes` builds them; `.ci/run`
  * does). Outside CI, a machine without them skips those tests and says why; in CI they fail.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findKubernetesBinaries } from "../../src/emulator/kubernetes/binaries";
+import { findKubernetesBinaries } from "../../packages/emulator/src/kubernetes/binaries";
 
 /** Why the Kubernetes tests cannot run here, or undefined when they can (always in CI). */
 export function kubernetesUnavailable(): string | undefined {
@@ -17,7 +17,7 @@ export function kubernetesUnavailable(): string | undefined {
     findKubernetesBinaries();
     return undefined;
   } catch {
-    return "no kube-apiserver/etcd: run scripts/ensure-kubernetes to build them (about 15 min once)";
+    return "no kube-apiserver/etcd: run packages/emulator/scripts/ensure-kubernetes to build them (about 15 min once)";
   }
 }
 

@@ -46,10 +46,16 @@ export function nodeBin(major: number): string {
   return out.trim().split("\n").pop()!.trim();
 }
 
-/** `npm pack` of this checkout into `dir` (dist/ as built; `npm pack` proper would build first). */
-export function packTarball(dir: string): string {
+/** The emulator's package, a workspace of this repository (`@pulumi-cms/emulator`). */
+export const EMULATOR_PACKAGE = path.join(REPO_ROOT, "packages/emulator");
+
+/**
+ * `npm pack` of this checkout's provider (or of the package at `pkg`, e.g. {@link EMULATOR_PACKAGE})
+ * into `dir` (dist/ as built; `npm pack` proper would build first).
+ */
+export function packTarball(dir: string, pkg: string = REPO_ROOT): string {
   const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
-    cwd: REPO_ROOT,
+    cwd: pkg,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });

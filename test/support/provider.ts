@@ -1,5 +1,5 @@
 /** Shared set-up of the provider's tests against the real emulator (in-process, random port). */
-import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../src/emulator";
+import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { resetRuntime, type RuntimeSettings } from "../../src/shared/runtime";

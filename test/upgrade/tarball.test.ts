@@ -1,18 +1,26 @@
 /** What `npm pack` ships: the built code and the user's files, nothing about working on the repository. */
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
+import { EMULATOR_PACKAGE } from "../support/packages";
 
-describe("the package tarball", () => {
+/** What `npm pack` of the package at `dir` would ship. */
+function packedFiles(dir: string): string[] {
   // --ignore-scripts: `npm test` has just built dist/ (a real `npm pack` builds first: prepack).
   const listing = JSON.parse(
     execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
-      cwd: REPO_ROOT,
+      cwd: dir,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     }),
   ) as Array<{ files: Array<{ path: string }> }>;
-  const files = listing[0].files.map((f) => f.path);
+  return listing[0].files.map((f) => f.path);
+}
+
+describe("the package tarball", () => {
+  const files = packedFiles(REPO_ROOT);
 
   it.each([
     "package.json",
@@ -20,15 +28,59 @@ describe("the package tarball", () => {
     "CHANGELOG.md",
     "LICENSE",
     "docs/api-contract.md",
-    "docs/emulator.md",
     "docs/gitops.md",
-    "docs/kubernetes.md",
     "dist/index.js",
     "dist/index.d.ts",
-    "dist/emulator/cli.js",
+    // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
+    "dist/emulator/index.js",
     "dist/recover/cli.js",
     // The state contract: the entry every stack's serialized provider loads.
     "dist/provider/cluster-provider.js",
+  ])("holds %s", (file) => {
+    expect(files).toContain(file);
+  });
+
+  it("holds nothing about working on the repository, and nothing of the emulator (its own package)", () => {
+    const inside = files.filter(
+      (f) =>
+        /^(test|bench|scripts|examples|demo|src|packages|\.ci)\//.test(f) ||
+        /^docs\/(pulumi-cli|benchmarks)\.md$/.test(f) ||
+        (/^dist\/emulator\//.test(f) && !/^dist\/emulator\/index\.(js|d\.ts|js\.map)$/.test(f)),
+    );
+    expect(inside).toEqual([]);
+  });
+
+  it.each([REPO_ROOT, EMULATOR_PACKAGE])(
+    "runs no script when installed: npm asks users to approve packages that do (prepare included): %s",
+    (dir) => {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+      const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((s) => pkg.scripts?.[s] !== undefined);
+      expect(installScripts).toEqual([]);
+    },
+  );
+
+  it("exports the state contract's entry explicitly", () => {
+    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
+      exports: Record<string, unknown>;
+    };
+    expect(pkg.exports["./dist/provider/cluster-provider.js"]).toBe("./dist/provider/cluster-provider.js");
+  });
+});
+
+describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
+  const files = packedFiles(EMULATOR_PACKAGE);
+
+  it.each([
+    "package.json",
+    "README.md",
+    "LICENSE",
+    "docs/kubernetes.md",
+    "dist/packages/emulator/src/index.js",
+    "dist/packages/emulator/src/index.d.ts",
+    "dist/packages/emulator/src/cli.js",
+    "dist/packages/emulator/src/store-worker.js",
+    // The modules it shares with the provider, compiled into its own dist: it needs nothing of pulumi-cms.
+    "dist/src/shared/wire-types.js",
     // The `cms-ensure-kubernetes` bin: builds what `cms-emulator --kubernetes` runs.
     "scripts/ensure-kubernetes",
     "scripts/lib/go-build.sh",
@@ -41,24 +93,8 @@ describe("the package tarball", () => {
   it("holds nothing about working on the repository (the one script it holds is a user's bin)", () => {
     const userTools = /^scripts\/(ensure-kubernetes|lib\/go-build\.sh|kubernetes\/(apiserver|etcd)\/(go\.mod|go\.sum|main\.go))$/;
     const inside = files.filter(
-      (f) =>
-        (/^(test|bench|scripts|examples|demo|src|\.ci)\//.test(f) && !userTools.test(f)) || /^docs\/(pulumi-cli|benchmarks)\.md$/.test(f),
+      (f) => (/^(test|bench|scripts|src|\.ci)\//.test(f) && !userTools.test(f)) || /^dist\/(test|bench)\//.test(f),
     );
     expect(inside).toEqual([]);
-  });
-
-  it("runs no script when installed: npm asks users to approve packages that do (prepare included)", () => {
-    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
-      scripts?: Record<string, string>;
-    };
-    const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((s) => pkg.scripts?.[s] !== undefined);
-    expect(installScripts).toEqual([]);
-  });
-
-  it("exports the state contract's entry explicitly", () => {
-    const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
-      exports: Record<string, unknown>;
-    };
-    expect(pkg.exports["./dist/provider/cluster-provider.js"]).toBe("./dist/provider/cluster-provider.js");
   });
 });

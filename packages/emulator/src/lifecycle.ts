@@ -1,0 +1,447 @@
+/**
+ * How clusters and nodes move through their statuses over time.
+ *
+ * Nothing here uses timers. Starting an operation writes its future as timestamped events
+ * (a node's `pending` list, a cluster's `op.endsAt`); {@link settle} applies whatever is due
+ * whenever a cluster is read. This is deterministic under a manual clock, costs nothing for
+ * idle clusters (10,000 of them are just data), and survives a restart because the state
+ * file holds the same timestamps.
+ */
+import type { ApiCluster, ApiClusterSummary, ApiNode, NodeRole, NodeSize, NodeStatus, Phase } from "../../../src/shared/wire-types";
+import { newClusterId, newNodeId, newSecret } from "./ids";
+
+/** Kubernetes version of new clusters. */
+export const DEFAULT_KUBERNETES_VERSION = "v1.30.4";
+/** Operating system version of every node. */
+export const TALOS_VERSION = "v1.7.6";
+
+/** Internal node status: the wire statuses plus `gone` (removed on the next settle). */
+export type NodeState = NodeStatus | "gone";
+
+/** A future change of one node. */
+export interface NodeEvent {
+  at: number;
+  status: NodeState;
+  node_size?: NodeSize;
+  kubernetes_version?: string;
+}
+
+/** A node as stored. */
+export interface NodeRecord {
+  id: string;
+  name: string;
+  role: NodeRole;
+  status: NodeState;
+  node_size: NodeSize;
+  ip_address: string;
+  kubernetes_version: string;
+  talos_version: string;
+  created_at: string;
+  /** Due events, sorted by time; absent when the node is at rest. */
+  pending?: NodeEvent[];
+}
+
+/** The operation a cluster is going through. */
+export interface ClusterOp {
+  kind: "provision" | "scale" | "upgrade" | "delete";
+  startedAt: number;
+  endsAt: number;
+  /** Ends in status `error` instead of `running` (failNext). */
+  fail: boolean;
+  /** Target of an upgrade, applied to the cluster when it ends. */
+  kubernetes_version?: string;
+}
+
+/** A cluster as stored (also the persisted form). */
+export interface ClusterRecord {
+  id: string;
+  name: string;
+  phase: Phase;
+  infra_id: string | null;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  kubernetes_version: string;
+  endpoint: string;
+  created_at: string;
+  updated_at: string;
+  status: ApiCluster["status"];
+  op?: ClusterOp;
+  nodes: NodeRecord[];
+  /** Earliest time something is due; `settle` is a no-op before it. */
+  nextAt: number;
+  /** Kubeconfig credential (a bearer token) and CA, changed by rotation. */
+  kubeconfig: KubeconfigCredential;
+  /** Picks the node addresses: 10.<subnet/256>.<subnet%256>.<host>. */
+  subnet: number;
+  /** Number of workers ever created, for node names. */
+  workerSeq: number;
+}
+
+/**
+ * What a cluster's kubeconfig carries besides its endpoint. Without `--kubernetes` the token and
+ * CA are random; with it, the CA and a service account token of a real API server.
+ */
+export interface KubeconfigCredential {
+  token: string;
+  /** Random bytes (hex) standing in for a CA certificate when {@link caPem} is absent. */
+  ca: string;
+  /** The real API server's CA certificate(s) (`--kubernetes`). */
+  caPem?: string;
+  /** The service account behind {@link token} (`--kubernetes`). */
+  account?: string;
+  /** The context's namespace; `default` when absent. */
+  namespace?: string;
+}
+
+/** What POST /v1/clusters accepts once validated. */
+export interface CreateInput {
+  name: string;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  phase: Phase;
+  infra_id: string | null;
+}
+
+/**
+ * Serialized full-object JSON of each cluster, reused by list pages until the cluster changes.
+ * A WeakMap keeps it out of the persisted records. Every function here that changes a
+ * cluster drops its entry.
+ */
+const jsonCache = new WeakMap<ClusterRecord, string>();
+
+/** The full cluster object as JSON text (cached until the cluster changes). */
+export function clusterJson(c: ClusterRecord): string {
+  let text = jsonCache.get(c);
+  if (text === undefined) {
+    text = JSON.stringify(toApiCluster(c));
+    jsonCache.set(c, text);
+  }
+  return text;
+}
+
+/** Drops the cached JSON of a cluster changed outside this module. */
+export function touch(c: ClusterRecord): void {
+  jsonCache.delete(c);
+}
+
+/** Splits `[start, start+duration]` into `k` consecutive windows; the last ends exactly at the end. */
+function windows(start: number, durationMs: number, k: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < k; i++) {
+    out.push([start + Math.round((durationMs * i) / k), start + Math.round((durationMs * (i + 1)) / k)]);
+  }
+  return out;
+}
+
+/** A time `fraction` of the way through `[s, e]`. */
+function within(s: number, e: number, fraction: number): number {
+  return s + Math.round((e - s) * fraction);
+}
+
+function nodeAddress(c: ClusterRecord): string {
+  const used = new Set(c.nodes.map((n) => n.ip_address));
+  const prefix = `10.${(c.subnet >> 8) & 255}.${c.subnet & 255}.`;
+  for (let host = 10; host < 255; host++) {
+    if (!used.has(prefix + host)) return prefix + host;
+  }
+  // More than 245 nodes cannot happen with the workers cap; fall back to a shared address.
+  return `${prefix}254`;
+}
+
+function newNode(c: ClusterRecord, role: NodeRole, name: string, size: NodeSize, now: number): NodeRecord {
+  const node: NodeRecord = {
+    id: newNodeId(),
+    name,
+    role,
+    status: "provisioning",
+    node_size: size,
+    ip_address: "",
+    kubernetes_version: c.kubernetes_version,
+    talos_version: TALOS_VERSION,
+    created_at: iso(now),
+  };
+  node.ip_address = nodeAddress(c);
+  return node;
+}
+
+function addWorker(c: ClusterRecord, size: NodeSize, now: number): NodeRecord {
+  c.workerSeq += 1;
+  const node = newNode(c, "worker", `${c.name}-worker-${c.workerSeq}`, size, now);
+  c.nodes.push(node);
+  return node;
+}
+
+function schedule(node: NodeRecord, events: NodeEvent[]): void {
+  node.pending = [...(node.pending ?? []), ...events].sort((a, b) => a.at - b.at);
+}
+
+/** Turns the final event of an operation into a failure: the node ends `not_ready`. */
+function failLast(node: NodeRecord): void {
+  const last = node.pending?.[node.pending.length - 1];
+  if (last) {
+    last.status = "not_ready";
+    delete last.node_size;
+    delete last.kubernetes_version;
+  }
+}
+
+function recomputeNextAt(c: ClusterRecord): void {
+  let next = c.op ? c.op.endsAt : Infinity;
+  for (const n of c.nodes) if (n.pending && n.pending[0].at < next) next = n.pending[0].at;
+  c.nextAt = next;
+}
+
+/**
+ * A new cluster in `provisioning`. All its nodes exist at once and walk
+ * provisioning → installing → joining → ready in parallel, finishing at staggered times
+ * (node i of N is ready at (i+1)/N of the window), so the last one is ready exactly when
+ * the cluster turns `running`.
+ */
+export function provisionCluster(input: CreateInput, now: number, durationMs: number, fail: boolean, subnet: number): ClusterRecord {
+  const id = newClusterId();
+  const c: ClusterRecord = {
+    id,
+    name: input.name,
+    phase: input.phase,
+    infra_id: input.infra_id,
+    control_planes: input.control_planes,
+    workers: input.workers,
+    node_size: input.node_size,
+    kubernetes_version: DEFAULT_KUBERNETES_VERSION,
+    endpoint: `https://${id.slice(4)}.clusters.cms.example:6443`,
+    created_at: iso(now),
+    updated_at: iso(now),
+    status: "provisioning",
+    nodes: [],
+    nextAt: now,
+    kubeconfig: newKubeconfigCredential(),
+    subnet,
+    workerSeq: 0,
+  };
+  for (let i = 1; i <= input.control_planes; i++) {
+    c.nodes.push(newNode(c, "controlplane", `${input.name}-cp-${i}`, input.node_size, now));
+  }
+  for (let i = 0; i < input.workers; i++) addWorker(c, input.node_size, now);
+  const n = c.nodes.length;
+  c.nodes.forEach((node, i) => {
+    const readyAt = now + Math.round((durationMs * (i + 1)) / n);
+    schedule(node, [
+      { at: within(now, readyAt, 0.4), status: "installing" },
+      { at: within(now, readyAt, 0.75), status: "joining" },
+      { at: readyAt, status: "ready" },
+    ]);
+  });
+  if (fail) failLast(c.nodes[n - 1]);
+  c.op = { kind: "provision", startedAt: now, endsAt: now + durationMs, fail };
+  recomputeNextAt(c);
+  return c;
+}
+
+/** A fresh kubeconfig credential and CA. */
+export function newKubeconfigCredential(): KubeconfigCredential {
+  return { token: newSecret("kc_"), ca: newSecret("") };
+}
+
+/**
+ * Starts a change of worker count and/or node size on a `running` cluster; it is `scaling`
+ * until every node task is done. Tasks run one after another (a rolling change): new
+ * workers first, then the resize of kept nodes, then the removal of surplus workers (newest
+ * first). Returns false, changing nothing, when the target equals the current shape.
+ */
+export function scaleCluster(
+  c: ClusterRecord,
+  target: { workers?: number; node_size?: NodeSize },
+  now: number,
+  durationMs: number,
+  fail: boolean,
+): boolean {
+  const workers = target.workers ?? c.workers;
+  const size = target.node_size ?? c.node_size;
+  const current = c.nodes.filter((n) => n.role === "worker");
+  const tasks: Array<(s: number, e: number) => NodeRecord> = [];
+  for (let i = current.length; i < workers; i++) {
+    tasks.push((s, e) => {
+      const node = addWorker(c, size, now);
+      schedule(node, [
+        { at: within(s, e, 0.4), status: "installing" },
+        { at: within(s, e, 0.75), status: "joining" },
+        { at: e, status: "ready" },
+      ]);
+      return node;
+    });
+  }
+  const kept = [...c.nodes.filter((n) => n.role === "controlplane"), ...current.slice(0, workers)];
+  if (size !== c.node_size) {
+    for (const node of kept) {
+      tasks.push((s, e) => {
+        schedule(node, [
+          { at: s, status: "draining" },
+          { at: within(s, e, 0.4), status: "not_ready" },
+          { at: e, status: "ready", node_size: size },
+        ]);
+        return node;
+      });
+    }
+  }
+  for (const node of current.slice(workers).reverse()) {
+    tasks.push((s, e) => {
+      schedule(node, [
+        { at: s, status: "draining" },
+        { at: within(s, e, 0.5), status: "deleting" },
+        { at: e, status: "gone" },
+      ]);
+      return node;
+    });
+  }
+  if (tasks.length === 0) return false;
+  jsonCache.delete(c);
+  const spans = windows(now, durationMs, tasks.length);
+  let last: NodeRecord | undefined;
+  for (const [i, task] of tasks.entries()) last = task(spans[i][0], spans[i][1]);
+  if (fail && last) failLast(last);
+  c.workers = workers;
+  c.node_size = size;
+  c.status = "scaling";
+  c.updated_at = iso(now);
+  c.op = { kind: "scale", startedAt: now, endsAt: now + durationMs, fail };
+  recomputeNextAt(c);
+  return true;
+}
+
+/**
+ * Starts a Kubernetes upgrade on a `running` cluster: `upgrading`, nodes one at a time
+ * draining → not_ready → ready on the new version; the cluster's own `kubernetes_version`
+ * changes when the last node is done. Returns false when already on that version.
+ */
+export function upgradeCluster(c: ClusterRecord, version: string, now: number, durationMs: number): boolean {
+  if (version === c.kubernetes_version) return false;
+  jsonCache.delete(c);
+  const spans = windows(now, durationMs, c.nodes.length);
+  c.nodes.forEach((node, i) => {
+    const [s, e] = spans[i];
+    schedule(node, [
+      { at: s, status: "draining" },
+      { at: within(s, e, 0.4), status: "not_ready" },
+      { at: e, status: "ready", kubernetes_version: version },
+    ]);
+  });
+  c.status = "upgrading";
+  c.updated_at = iso(now);
+  c.op = { kind: "upgrade", startedAt: now, endsAt: now + durationMs, fail: false, kubernetes_version: version };
+  recomputeNextAt(c);
+  return true;
+}
+
+/**
+ * Starts a deletion from any status: whatever was under way is abandoned, every node drains
+ * at once and the nodes are removed one by one (workers first); the cluster is gone exactly
+ * when the last node is.
+ */
+export function startDeletion(c: ClusterRecord, now: number, durationMs: number): void {
+  jsonCache.delete(c);
+  const order = [...c.nodes.filter((n) => n.role === "worker").reverse(), ...c.nodes.filter((n) => n.role === "controlplane").reverse()];
+  const spans = windows(now, durationMs, order.length);
+  order.forEach((node, i) => {
+    const [s, e] = spans[i];
+    node.pending = undefined;
+    node.status = "draining";
+    schedule(node, [
+      { at: within(s, e, 0.5), status: "deleting" },
+      { at: e, status: "gone" },
+    ]);
+  });
+  c.status = "deleting";
+  c.updated_at = iso(now);
+  c.op = { kind: "delete", startedAt: now, endsAt: now + durationMs, fail: false };
+  recomputeNextAt(c);
+}
+
+/**
+ * Applies every event due at `now`. Returns true when the cluster's deletion has completed,
+ * i.e. it must disappear.
+ */
+export function settle(c: ClusterRecord, now: number): boolean {
+  if (now < c.nextAt) return false;
+  jsonCache.delete(c);
+  let removed = false;
+  for (const node of c.nodes) {
+    const pending = node.pending;
+    if (!pending) continue;
+    let i = 0;
+    for (; i < pending.length && pending[i].at <= now; i++) {
+      const ev = pending[i];
+      node.status = ev.status;
+      if (ev.node_size) node.node_size = ev.node_size;
+      if (ev.kubernetes_version) node.kubernetes_version = ev.kubernetes_version;
+    }
+    node.pending = i === pending.length ? undefined : pending.slice(i);
+    if (node.status === "gone") removed = true;
+  }
+  if (removed) c.nodes = c.nodes.filter((n) => n.status !== "gone");
+  const op = c.op;
+  if (op && now >= op.endsAt) {
+    if (op.kind === "delete") return true;
+    c.status = op.fail ? "error" : "running";
+    if (op.kubernetes_version && !op.fail) c.kubernetes_version = op.kubernetes_version;
+    c.updated_at = iso(op.endsAt);
+    c.op = undefined;
+  }
+  recomputeNextAt(c);
+  return false;
+}
+
+/** The full cluster object (GET, list items, PATCH response). */
+export function toApiCluster(c: ClusterRecord): ApiCluster {
+  return {
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    phase: c.phase,
+    control_planes: c.control_planes,
+    workers: c.workers,
+    node_size: c.node_size,
+    node_count: c.nodes.length,
+    endpoint: c.endpoint,
+    kubernetes_version: c.kubernetes_version,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    infra_id: c.infra_id,
+  };
+}
+
+/** The abbreviated cluster object returned by create. */
+export function toSummary(c: ClusterRecord): ApiClusterSummary {
+  return {
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    phase: c.phase,
+    control_planes: c.control_planes,
+    workers: c.workers,
+    node_size: c.node_size,
+    created_at: c.created_at,
+  };
+}
+
+/** The node object. */
+export function toApiNode(c: ClusterRecord, n: NodeRecord): ApiNode {
+  return {
+    id: n.id,
+    cluster_id: c.id,
+    name: n.name,
+    role: n.role,
+    status: n.status as NodeStatus,
+    node_size: n.node_size,
+    ip_address: n.ip_address,
+    kubernetes_version: n.kubernetes_version,
+    talos_version: n.talos_version,
+    created_at: n.created_at,
+  };
+}
+
+/** ISO 8601 UTC text of an epoch-milliseconds time. */
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,190 @@
+/**
+ * The cluster operations of `/v1`, one function per API operation. Each receives the
+ * emulator state, the caller's token and already schema-checked input, and either returns
+ * the response body or throws an {@link ServiceError}. Nothing changes before every check passed.
+ */
+import type {
+  ApiCluster,
+  ApiClusterList,
+  ApiClusterSummary,
+  ClusterStatus,
+  CreateClusterRequest,
+  NodeSize,
+} from "../../../../src/shared/wire-types";
+import { requireCreateScope, requireScope, type Principal } from "../auth";
+import { clusterNotFound, conflict, validationFailed } from "../errors";
+import { startDeletion, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
+import type { EmulatorState } from "../state";
+
+/** Validated query of GET /v1/clusters. */
+export interface ListQuery {
+  page?: string;
+  per_page?: string;
+  status?: ClusterStatus;
+}
+
+/** GET /v1/clusters: oldest first, limited to the token's scope. */
+export function listClusters(state: EmulatorState, p: Principal, q: ListQuery): ApiClusterList {
+  const page = listClusterRecords(state, p, q);
+  return { ...page, items: page.items.map(toApiCluster) };
+}
+
+/** A list page as stored records (the route renders them from cached JSON). */
+export interface RecordPage {
+  items: ClusterRecord[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+/** {@link listClusters} without building the response objects. */
+export function listClusterRecords(state: EmulatorState, p: Principal, q: ListQuery): RecordPage {
+  const page = q.page ? Number(q.page) : 1;
+  const perPage = q.per_page ? Number(q.per_page) : 20;
+  const now = state.now();
+  state.purge(now);
+  let total: number;
+  const items: ClusterRecord[] = [];
+  const start = (page - 1) * perPage;
+  if (p.clusterId !== undefined) {
+    const c = state.get(p.clusterId, now);
+    const all = c && (!q.status || c.status === q.status) ? [c] : [];
+    total = all.length;
+    items.push(...all.slice(start, start + perPage));
+  } else if (q.status) {
+    // The filter needs every cluster's current status: settle them all (cheap when idle), and
+    // keep only the requested page of the matches.
+    total = 0;
+    for (const c of state.order) {
+      settle(c, now);
+      if (c.status !== q.status) continue;
+      if (total >= start && total < start + perPage) items.push(c);
+      total++;
+    }
+  } else {
+    total = state.order.length;
+    for (const c of state.order.slice(start, start + perPage)) {
+      settle(c, now);
+      items.push(c);
+    }
+  }
+  return { items, total, page, per_page: perPage };
+}
+
+/** Validated body of POST /v1/clusters: the wire request, checked by the route schema. */
+export type CreateBody = CreateClusterRequest;
+
+/**
+ * POST /v1/clusters: a new cluster in `provisioning`, visible and answered once it is durable
+ * (with `--state`). With `--kubernetes`, once its API server has its place (the answer carries it).
+ */
+export async function createCluster(state: EmulatorState, p: Principal, body: CreateBody): Promise<ApiClusterSummary> {
+  requireCreateScope(p);
+  const phase = body.phase ?? "managed";
+  if (phase !== "managed" && body.infra_id === undefined) {
+    throw validationFailed(`infra_id is required when phase is ${phase} (it is optional only for managed)`);
+  }
+  return state.exclusive(undefined, async () => {
+    const size = body.control_planes + body.workers;
+    state.capacity.reserve(1, size);
+    const fail = state.failNext.create > 0;
+    if (fail) state.failNext.create -= 1;
+    const c = provisionCluster(
+      {
+        name: body.name,
+        control_planes: body.control_planes,
+        workers: body.workers,
+        node_size: body.node_size,
+        phase,
+        infra_id: body.infra_id ?? null,
+      },
+      state.now(),
+      state.durations.provision,
+      fail,
+      state.subnetSeq++,
+    );
+    let created = () => {};
+    state.creating.set(c.id, new Promise<void>((resolve) => (created = resolve)));
+    try {
+      await state.kubernetes?.attach(c);
+      await state.save([c]);
+    } catch (e) {
+      state.capacity.release(1, size);
+      if (fail) state.failNext.create += 1;
+      throw e;
+    } finally {
+      state.creating.delete(c.id);
+      created();
+    }
+    state.add(c);
+    return toSummary(c);
+  });
+}
+
+/** Finds a cluster the token may act on: 404 when unknown, then 403 when out of scope. */
+export function findCluster(state: EmulatorState, p: Principal, id: string, action: string): ClusterRecord {
+  const c = state.get(id);
+  if (!c) throw clusterNotFound(id);
+  requireScope(p, c.id, action);
+  return c;
+}
+
+/** GET /v1/clusters/{id}. */
+export function getCluster(state: EmulatorState, p: Principal, id: string): ApiCluster {
+  return toApiCluster(findCluster(state, p, id, "reading"));
+}
+
+/** Validated body of PATCH /v1/clusters/{id}. */
+export interface UpdateBody {
+  workers?: number;
+  node_size?: NodeSize;
+}
+
+/**
+ * PATCH /v1/clusters/{id}: only on a `running` cluster (409 otherwise). A change moves it
+ * to `scaling`; a PATCH that changes nothing answers the cluster unchanged. The answer shows the
+ * cluster as a GET at that instant would: a change that takes no time (scaling set to 0 s) is
+ * answered `running`, already done.
+ */
+export function updateCluster(state: EmulatorState, p: Principal, id: string, body: UpdateBody): Promise<ApiCluster> {
+  return state.exclusive(id, async () => {
+    const c = findCluster(state, p, id, "modifying");
+    if (c.status !== "running") {
+      throw conflict(`Cluster ${c.id} is ${c.status}; it can be modified only when running`);
+    }
+    const fail = state.failNext.update > 0;
+    let failing = false;
+    try {
+      await state.update(c, (draft) => {
+        const changed = scaleCluster(draft, body, state.now(), state.durations.scale, fail);
+        failing = changed && fail;
+        if (failing) state.failNext.update -= 1;
+        return changed;
+      });
+    } catch (e) {
+      if (failing) state.failNext.update += 1;
+      throw e;
+    }
+    settle(c, state.now());
+    return toApiCluster(c);
+  });
+}
+
+/**
+ * DELETE /v1/clusters/{id}: allowed when `running` or `error`; it is `deleting` until gone.
+ * Deleting a cluster that is already `deleting` answers 204 again and changes nothing.
+ */
+export function deleteCluster(state: EmulatorState, p: Principal, id: string): Promise<void> {
+  return state.exclusive(id, async () => {
+    const c = findCluster(state, p, id, "deleting");
+    if (c.status === "deleting") return;
+    if (c.status !== "running" && c.status !== "error") {
+      throw conflict(`Cluster ${c.id} is ${c.status}; it can be deleted only when running or in error`);
+    }
+    await state.update(c, (draft) => {
+      startDeletion(draft, state.now(), state.durations.delete);
+      return true;
+    });
+    state.markDeleting(c.id);
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * The shape of a stored cluster record, checked on every record a state file holds before the
+ * emulator starts on it: a damaged record refuses the start naming the field, instead of starting an
+ * emulator whose every list answers 500.
+ */
+import Ajv, { type ErrorObject } from "ajv";
+import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../../../src/shared/wire-types";
+import type { ClusterRecord } from "./lifecycle";
+
+const string = { type: "string" };
+const count = { type: "integer", minimum: 0 };
+const nodeState = { enum: [...NODE_STATUSES, "gone"] };
+const nodeSize = { enum: NODE_SIZES };
+
+const nodeSchema = {
+  type: "object",
+  required: ["id", "name", "role", "status", "node_size", "ip_address", "kubernetes_version", "talos_version", "created_at"],
+  properties: {
+    id: string,
+    name: string,
+    role: { enum: ["controlplane", "worker"] },
+    status: nodeState,
+    node_size: nodeSize,
+    ip_address: string,
+    kubernetes_version: string,
+    talos_version: string,
+    created_at: string,
+    pending: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["at", "status"],
+        properties: { at: { type: "number" }, status: nodeState, node_size: nodeSize, kubernetes_version: string },
+      },
+    },
+  },
+};
+
+const recordSchema = {
+  type: "object",
+  required: [
+    "id",
+    "name",
+    "phase",
+    "infra_id",
+    "control_planes",
+    "workers",
+    "node_size",
+    "kubernetes_version",
+    "endpoint",
+    "created_at",
+    "updated_at",
+    "status",
+    "nodes",
+    "kubeconfig",
+    "subnet",
+    "workerSeq",
+  ],
+  properties: {
+    id: { type: "string", minLength: 1 },
+    name: string,
+    phase: { enum: PHASES },
+    infra_id: { type: ["string", "null"] },
+    control_planes: { type: "integer", minimum: 1 },
+    workers: count,
+    node_size: nodeSize,
+    kubernetes_version: string,
+    endpoint: string,
+    created_at: string,
+    updated_at: string,
+    status: { enum: CLUSTER_STATUSES },
+    op: {
+      type: "object",
+      required: ["kind", "startedAt", "endsAt", "fail"],
+      properties: {
+        kind: { enum: ["provision", "scale", "upgrade", "delete"] },
+        startedAt: { type: "number" },
+        endsAt: { type: "number" },
+        fail: { type: "boolean" },
+        kubernetes_version: string,
+      },
+    },
+    nodes: { type: "array", items: nodeSchema },
+    // Infinity (nothing due) is written as null.
+    nextAt: { type: ["number", "null"] },
+    kubeconfig: {
+      type: "object",
+      required: ["token", "ca"],
+      properties: { token: string, ca: string, caPem: string, account: string, namespace: string },
+    },
+    subnet: count,
+    workerSeq: count,
+  },
+};
+
+const validate = new Ajv({ allErrors: false, strict: true }).compile<ClusterRecord>(recordSchema);
+
+/** `/nodes/2/status` → `nodes[2].status`. */
+function fieldOf(instancePath: string, extra?: string): string {
+  const parts = instancePath.split("/").slice(1);
+  if (extra !== undefined) parts.push(extra);
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
+
+function describe(value: unknown): string {
+  const text = JSON.stringify(value);
+  // Never more than a short excerpt: records hold kubeconfig credentials.
+  return text === undefined ? "undefined" : text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+function explain(e: ErrorObject, data: unknown): string {
+  if (e.keyword === "required") return `field ${fieldOf(e.instancePath, String(e.params.missingProperty))} is missing`;
+  const value = e.instancePath
+    .split("/")
+    .slice(1)
+    .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], data);
+  if (e.instancePath === "") return `it is not a cluster record (got ${describe(value)})`;
+  const field = fieldOf(e.instancePath);
+  // Credentials are never quoted, not even a short excerpt.
+  const got = /^kubeconfig\b/.test(field) ? "" : ` (got ${describe(value)})`;
+  if (e.keyword === "enum") return `field ${field} must be one of ${(e.params.allowedValues as unknown[]).join(", ")}${got}`;
+  if (e.keyword === "type") return `field ${field} must be of type ${[e.params.type].flat().join(" or ")}${got}`;
+  return `field ${field} ${e.message ?? "is invalid"}${got}`;
+}
+
+/**
+ * The record, if it has the shape of a cluster record; else an Error whose message says which field
+ * is wrong and how (`field nodes[2].status must be one of …`), for the caller to say where it is.
+ */
+export function checkRecord(value: unknown): ClusterRecord | Error {
+  if (validate(value)) return value;
+  const first = validate.errors?.[0];
+  return new Error(first ? explain(first, value) : "it is not a cluster record");
+}

@@ -1,0 +1,184 @@
+/**
+ * JSON schemas of the `/v1` routes (request validation by fastify/ajv, fast response
+ * serialization) and the translation of an ajv error into a message that names the field
+ * and the rule.
+ */
+import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, NODE_STATUSES, PHASES } from "../../../src/shared/wire-types";
+import { ServiceError, clip } from "./errors";
+
+/** Upper bound on workers: keeps a single request from allocating unbounded nodes. */
+export const MAX_WORKERS = 100;
+
+/** The rule of each field, as said in validation messages. */
+export const FIELD_RULES: Record<string, string> = {
+  name: "must be a string of 1 to 63 characters: letters, digits and hyphens only",
+  control_planes: "must be 1 or 3",
+  workers: `must be an integer between 1 and ${MAX_WORKERS}`,
+  node_size: `must be one of ${NODE_SIZES.join(", ")}`,
+  phase: `must be one of ${PHASES.join(", ")}`,
+  infra_id: "must be a string of 1 to 128 characters",
+  page: "must be an integer of at least 1",
+  per_page: `must be an integer between 1 and ${MAX_PER_PAGE}`,
+  status: `must be one of ${CLUSTER_STATUSES.join(", ")}`,
+};
+
+/** Fields of the cluster that exist but cannot be changed by PATCH. */
+const IMMUTABLE = [
+  "id",
+  "name",
+  "status",
+  "phase",
+  "control_planes",
+  "infra_id",
+  "node_count",
+  "endpoint",
+  "kubernetes_version",
+  "created_at",
+  "updated_at",
+];
+
+const nameSchema = { type: "string", minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9-]+$" };
+const workersSchema = { type: "integer", minimum: 1, maximum: MAX_WORKERS };
+const nodeSizeSchema = { type: "string", enum: NODE_SIZES };
+
+export const createBody = {
+  type: "object",
+  required: ["name", "control_planes", "workers", "node_size"],
+  additionalProperties: false,
+  properties: {
+    name: nameSchema,
+    control_planes: { type: "integer", enum: [1, 3] },
+    workers: workersSchema,
+    node_size: nodeSizeSchema,
+    phase: { type: "string", enum: PHASES },
+    infra_id: { type: "string", minLength: 1, maxLength: 128 },
+  },
+};
+
+export const updateBody = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { workers: workersSchema, node_size: nodeSizeSchema },
+};
+
+export const listQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    // Query values are strings; patterns keep the check strict (no "1.5", "01e2", "-1").
+    page: { type: "string", pattern: "^[1-9][0-9]{0,8}$" },
+    per_page: { type: "string", pattern: "^([1-9]|[1-9][0-9]|100)$" },
+    status: { type: "string", enum: CLUSTER_STATUSES },
+  },
+};
+
+/** Routes other than the list take no query parameters. */
+export const noQuery = { type: "object", additionalProperties: false, properties: {} };
+
+const clusterProps = {
+  id: { type: "string" },
+  name: { type: "string" },
+  status: { type: "string" },
+  phase: { type: "string" },
+  control_planes: { type: "integer" },
+  workers: { type: "integer" },
+  node_size: { type: "string" },
+  created_at: { type: "string" },
+};
+
+export const clusterSummarySchema = {
+  type: "object",
+  required: Object.keys(clusterProps),
+  properties: clusterProps,
+};
+
+export const clusterSchema = {
+  type: "object",
+  properties: {
+    ...clusterProps,
+    node_count: { type: "integer" },
+    endpoint: { type: "string" },
+    kubernetes_version: { type: "string" },
+    updated_at: { type: "string" },
+    infra_id: { type: ["string", "null"] },
+  },
+};
+
+export const clusterListSchema = {
+  type: "object",
+  properties: {
+    items: { type: "array", items: clusterSchema },
+    total: { type: "integer" },
+    page: { type: "integer" },
+    per_page: { type: "integer" },
+  },
+};
+
+export const nodeSchema = {
+  type: "object",
+  properties: {
+    id: { type: "string" },
+    cluster_id: { type: "string" },
+    name: { type: "string" },
+    role: { type: "string" },
+    status: { type: "string", enum: NODE_STATUSES },
+    node_size: { type: "string" },
+    ip_address: { type: "string" },
+    kubernetes_version: { type: "string" },
+    talos_version: { type: "string" },
+    created_at: { type: "string" },
+  },
+};
+
+export const nodeListSchema = {
+  type: "object",
+  properties: { items: { type: "array", items: nodeSchema }, total: { type: "integer" } },
+};
+
+/** The subset of an ajv error we read. */
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  data?: unknown;
+  parentSchema?: { properties?: Record<string, unknown> };
+}
+
+/**
+ * Turns the first ajv error into 400 `validation_failed` with a message naming the field
+ * and the rule, e.g. `workers must be an integer between 1 and 100 (got 0)`.
+ */
+export function formatValidationError(errors: AjvError[], dataVar: string): ServiceError {
+  const e = errors[0];
+  const where = dataVar === "querystring" ? "query parameter" : "field";
+  if (!e) return new ServiceError(400, "validation_failed", "Request is invalid");
+  if (e.keyword === "additionalProperties") {
+    const field = String(e.params.additionalProperty);
+    if (dataVar === "querystring") {
+      const allowed = Object.keys(e.parentSchema?.properties ?? {});
+      return new ServiceError(
+        400,
+        "validation_failed",
+        `Unknown query parameter "${clip(field, 40)}"; ${allowed.length ? `allowed: ${allowed.join(", ")}` : "this route takes no query parameters"}`,
+      );
+    }
+    if (IMMUTABLE.includes(field)) {
+      return new ServiceError(400, "validation_failed", `${field} is immutable: only workers and node_size can be modified after creation`);
+    }
+    return new ServiceError(400, "validation_failed", `Unknown field "${clip(field, 40)}"`);
+  }
+  if (e.keyword === "required") {
+    return new ServiceError(400, "validation_failed", `${String(e.params.missingProperty)} is required`);
+  }
+  if (e.keyword === "minProperties") {
+    return new ServiceError(400, "validation_failed", "Request body must contain workers and/or node_size");
+  }
+  const field = e.instancePath.replace(/^\//, "").split("/")[0];
+  if (!field) {
+    return new ServiceError(400, "validation_failed", "Request body must be a JSON object");
+  }
+  const rule = FIELD_RULES[field] ?? `is invalid (${e.keyword})`;
+  const got = e.data === undefined ? "" : ` (got ${clip(JSON.stringify(e.data), 40)})`;
+  return new ServiceError(400, "validation_failed", `${where === "field" ? "" : "Query parameter "}${field} ${rule}${got}`);
+}

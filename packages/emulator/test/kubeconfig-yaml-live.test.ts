@@ -1,0 +1,59 @@
+/**
+ * Kubeconfigs of clusters whose valid names look like YAML booleans or numbers still load, in
+ * kubectl (a YAML 1.1 reader) and in `yaml` as 1.1 and 1.2, with the name as a string.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parse } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../../src/client";
+import type { RunningEmulator } from "../src";
+import { emulator } from "../../../test/support/client";
+
+const NAMES = ["yes", "No", "ON", "off", "y", "n", "Y", "true", "null", "0b101", "0o17", "0x1F", "012", "1e3", "1-2"];
+
+const kubectl = (() => {
+  try {
+    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let emu: RunningEmulator;
+const texts = new Map<string, string>();
+beforeAll(async () => {
+  emu = await emulator();
+  const client = createClient({ endpoint: emu.url, token: emu.token });
+  for (const name of NAMES) {
+    const { id } = await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" });
+    texts.set(name, await client.getKubeconfig(id));
+  }
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+describe("kubeconfig of a cluster whose name looks like a YAML boolean or number", () => {
+  it.each(NAMES)("%s: yaml reads the names as strings, as 1.1 and as 1.2", (name) => {
+    for (const version of ["1.1", "1.2"] as const) {
+      const doc = parse(texts.get(name)!, { version });
+      expect(doc.clusters[0].name).toBe(name);
+      expect(doc.contexts[0].context.cluster).toBe(name);
+      expect(doc.users[0].name).toBe(`${name}-admin`);
+    }
+  });
+
+  it.skipIf(!kubectl).each(NAMES)("%s: kubectl loads it", (name) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cms-kc-")), "config");
+    fs.writeFileSync(file, texts.get(name)!);
+    const out = execFileSync("kubectl", ["config", "view", "--kubeconfig", file, "-o", "jsonpath={.clusters[0].name}"], {
+      encoding: "utf8",
+    });
+    expect(out).toBe(name);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+});
