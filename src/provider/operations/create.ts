@@ -1,6 +1,6 @@
 /**
- * `create`: POST the cluster, wait until it is running, fetch its kubeconfig. Instead of POSTing, take
- * the cluster named by the `import` option, or the one an interrupted earlier run of this
+ * `create`: POST the cluster, wait until it is running, fetch its kubeconfig. Instead of POSTing,
+ * take the cluster named by the `import` option, or the one an interrupted earlier run of this
  * resource created (see `adoption.ts`). Once the cluster exists, every failure is a
  * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
  */

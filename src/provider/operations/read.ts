@@ -7,8 +7,9 @@
  * and the next `up` creates a new one.
  *
  * Also serves `Cluster.get` (marked by `__get`), where the state holds no cluster yet: there, a
- * missing, hidden or deleting cluster fails the run naming the id, since an empty result would record a resource
- * without a kubeconfig and anything built on it would fall back to some other cluster.
+ * missing, hidden or deleting cluster fails the run naming the id, since an empty result would
+ * record a resource without a kubeconfig and anything built on it would fall back to some other
+ * cluster.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { isNotFound, statusOf } from "../../client/errors";

@@ -1,6 +1,6 @@
 /**
- * `update`: one PATCH with just the changed fields; while the cluster is busy (409) wait for it to be
- * running and try again; then wait for running. Also the path the engine takes on the `up`
+ * `update`: one PATCH with just the changed fields; while the cluster is busy (409) wait for it to
+ * be running and try again; then wait for running. Also the path the engine takes on the `up`
  * after a partial failure: with nothing to change it waits for the cluster, or reports clearly
  * that it is in `error`.
  */
