@@ -145,7 +145,6 @@ async function benchSingle(binDir) {
 
 async function benchLong() {
   const cp = require(`${root}/dist/provider/cluster-provider.js`);
-  const progress = require(`${root}/dist/provider/progress.js`);
   const { runtime, useSettings } = require(`${root}/dist/shared/runtime.js`);
   const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/schedule.js`);
   const provTok = newToken("long_provider");
@@ -184,7 +183,7 @@ async function benchLong() {
     // In `pulumi up` the provider runs in the engine's dynamic-provider host, where progress
     // lines are on (and the waiter lists nodes for them); here a sink that drops the lines
     // stands in for the engine.
-    progress.setProgressSink(withProgress ? { report: () => undefined } : undefined);
+    useSettings({ ...runtime().settings, progressSink: withProgress ? { report: () => undefined } : undefined });
     const since = nowMs();
     const res = await cp.clusterProvider.create(inputs(name));
     const noticedAt = clock.now(); // the kubeconfig GET after the noticing poll takes no virtual time
@@ -218,7 +217,6 @@ async function benchLong() {
       tradeOff: scheduleTradeOff(pollInstants, DEFAULT_POLL_SCHEDULE, durationMs),
     };
   } finally {
-    progress.setProgressSink(undefined);
     useSettings(previous);
     obs.stop();
     await emu.close();

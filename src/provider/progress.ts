@@ -24,18 +24,13 @@ export interface ProgressSink {
   warn?(urn: string, message: string): Promise<void>;
 }
 
-/** Replace the sink (tests, tools); pass undefined to go back to the engine sink. */
-export function setProgressSink(sink: ProgressSink | undefined): void {
-  runtime().progress.override = sink;
-}
-
 /**
  * The sink in use, or undefined when nobody is watching (then the waiter also skips listing
  * nodes, which is only needed for the progress line).
  */
 export function progressSink(): ProgressSink | undefined {
-  const progress = runtime().progress;
-  if (progress.override) return progress.override;
+  const { settings, progress } = runtime();
+  if (settings.progressSink) return settings.progressSink;
   if (progress.engine === undefined) progress.engine = connectToEngine(); // null: looked, no engine
   return progress.engine ?? undefined;
 }

@@ -40,6 +40,8 @@ export interface RuntimeSettings {
   env?: Record<string, string | undefined>;
   /** Share status polls between clusters waited on together (on by default). */
   sharedPolling?: boolean;
+  /** Where progress lines go instead of the engine (tests, tools); the engine's sink by default. */
+  progressSink?: ProgressSink;
 }
 
 /** What a provider keeps between calls in the host: the stack configuration and what check saw. */
@@ -66,8 +68,8 @@ export interface Runtime {
   readonly readers: Map<string, SharedReader>;
   /** Listing requests in flight by connection, then by request (`provider/listings.ts`). */
   readonly listings: Map<string, Map<string, Promise<unknown>>>;
-  /** Where progress lines go (`provider/progress.ts`): a test's sink, or the engine's once looked up (null: none). */
-  readonly progress: { override?: ProgressSink; engine?: ProgressSink | null };
+  /** The engine's progress sink (`provider/progress.ts`), once looked up (null: none). */
+  readonly progress: { engine?: ProgressSink | null };
   /** Whether the engine watchdog runs (`provider/engine-watchdog.ts`). */
   readonly watchdog: { started: boolean };
   /** The host's `console.error` filter and the lines it drops (`provider/host-echo.ts`). */
@@ -137,7 +139,6 @@ export function resetRuntime(settings: RuntimeSettings = {}): void {
   rt.expected.announcing = false;
   rt.readers.clear();
   rt.listings.clear();
-  rt.progress.override = undefined;
   rt.hostEchoes.pending.clear();
   rt.defaultProvider.configured = {};
   rt.defaultProvider.inState.clear();

@@ -5,8 +5,7 @@ import { emulator } from "../support/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { runtime, useSettings } from "../../src/shared/runtime";
 import { ClusterInitError } from "../../src/provider/errors";
-import { setProgressSink } from "../../src/provider/progress";
-import { emulatorForProvider, inputs, rejection } from "../support/provider";
+import { emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -16,7 +15,7 @@ afterAll(async () => {
   await emu.close();
 });
 afterEach(async () => {
-  setProgressSink(undefined);
+  showProgress(undefined);
   await emu.control.clearFaults();
   await emu.control.setTimings({ provisionSeconds: 0.3 });
 });
@@ -56,7 +55,7 @@ describe("create", () => {
 
   it("reports progress with nodes ready while waiting", async () => {
     const lines: Array<[string, string]> = [];
-    setProgressSink({ report: (urn, line) => lines.push([urn, line]) });
+    showProgress({ report: (urn, line) => lines.push([urn, line]) });
     // Polls at once (provisioning, nodes listed) and at 1 s (running).
     await emu.control.setTimings({ provisionSeconds: 0.5 });
     await emu.control.resetRequestCounts();

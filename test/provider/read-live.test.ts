@@ -4,10 +4,9 @@ import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { runtime, useSettings } from "../../src/shared/runtime";
 import { diffCluster } from "../../src/provider/diff";
-import { setProgressSink } from "../../src/provider/progress";
 import { checkCluster } from "../../src/provider/check";
 import { waitForStatus, waitUntilGone } from "../support/emulator";
-import { created, emulatorForProvider, inputs, rejection } from "../support/provider";
+import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -119,7 +118,7 @@ describe("read", () => {
   it("shows each retry while reading, then what it read; a read without retries shows nothing", async () => {
     const { id, news, outs } = await created("flaky-read-progress");
     const lines: string[] = [];
-    setProgressSink({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
+    showProgress({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
     try {
       await clusterProvider.read(id, outs);
       expect(lines).toEqual([]);
@@ -128,7 +127,7 @@ describe("read", () => {
       expect(lines.filter((l) => /^the service answered 502; attempt \d in \d+(ms|s)$/.test(l))).toHaveLength(2);
       expect(lines.at(-1)).toBe(`read: cluster ${id} is running`);
     } finally {
-      setProgressSink(undefined);
+      showProgress(undefined);
     }
   });
 

@@ -6,19 +6,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { setProgressSink } from "../../src/provider/progress";
 import { SharedPoller, expectOperation, GATHER_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
 import { runtime } from "../../src/shared/runtime";
 import { eventually } from "../support/eventually.mjs";
-import { emulatorForProvider, inputs } from "../support/provider";
+import { emulatorForProvider, inputs, showProgress } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
   emu = await emulatorForProvider({ provisionSeconds: 2, scaleSeconds: 1, deleteSeconds: 1 });
 });
 afterAll(async () => {
-  setProgressSink(undefined);
+  showProgress(undefined);
   await emu.close();
 });
 beforeEach(async () => {
@@ -31,7 +30,7 @@ describe("shared polling against the emulator (real time)", () => {
   it("creates, scales and deletes several clusters with listings instead of one GET each", async () => {
     // Progress lines on, as in the dynamic-provider host: shared rounds must not list nodes.
     const lines: string[] = [];
-    setProgressSink({ report: (_urn, line) => lines.push(line) });
+    showProgress({ report: (_urn, line) => lines.push(line) });
     try {
       const names = ["shared-a", "shared-b", "shared-c", "shared-d", "shared-e"];
       const created = await Promise.all(names.map((name) => clusterProvider.create(inputs({ name }))));
@@ -66,7 +65,7 @@ describe("shared polling against the emulator (real time)", () => {
       // each one to its 404 (one by one, a 1 s deletion costs 2-3 GETs per cluster).
       expect(counts["GET /v1/clusters/:cluster_id"] ?? 0).toBeLessThanOrEqual(5);
     } finally {
-      setProgressSink(undefined);
+      showProgress(undefined);
     }
   });
 

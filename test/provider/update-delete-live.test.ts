@@ -3,8 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
-import { setProgressSink } from "../../src/provider/progress";
-import { created, emulatorForProvider, inputs, rejection } from "../support/provider";
+import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -14,7 +13,7 @@ afterAll(async () => {
   await emu.close();
 });
 afterEach(async () => {
-  setProgressSink(undefined);
+  showProgress(undefined);
   await emu.control.clearFaults();
 });
 
@@ -114,7 +113,7 @@ describe("delete", () => {
   it("shows each retry of the DELETE in the progress line, then the outcome", async () => {
     const { id, news, outs } = await created("doomed-flaky");
     const lines: string[] = [];
-    setProgressSink({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
+    showProgress({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
     await emu.control.injectFault({ method: "DELETE", path: "/v1/clusters/:cluster_id", kind: "status", status: 503, count: 1 });
     await clusterProvider.delete(id, outs);
     expect(lines).toContainEqual(expect.stringMatching(/^the service answered 503; attempt 2 in \d+(ms|s)$/));

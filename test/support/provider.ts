@@ -2,7 +2,8 @@
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { resetRuntime, type RuntimeSettings } from "../../src/shared/runtime";
+import type { ProgressSink } from "../../src/provider/progress";
+import { resetRuntime, runtime, useSettings, type RuntimeSettings } from "../../src/shared/runtime";
 
 /**
  * Start an emulator in a fresh runtime (no limiter, poller, reader or configuration left from
@@ -26,6 +27,11 @@ export async function emulatorForProvider(options: EmulatorOptions = {}, extra: 
 export function virtualTime(): { emulatorClock: ManualClock; clock: ManualClock } {
   const clock = new ManualClock(Date.now());
   return { emulatorClock: clock, clock };
+}
+
+/** Send progress lines to `sink` instead of the engine; undefined goes back to the engine's. */
+export function showProgress(sink: ProgressSink | undefined): void {
+  useSettings({ ...runtime().settings, progressSink: sink });
 }
 
 export { rejection } from "./rejection";
