@@ -33,7 +33,9 @@ const seedProvider: pulumi.dynamic.ResourceProvider = {
     const value: string = require("node:crypto").randomBytes(16).toString("hex");
     const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
     const key = Symbol.for(DRAWN_SEEDS);
-    g[key] ??= new Set<string>();
+    // Plain assignment, not `??=`: the SDK parses this text with the TypeScript a project has,
+    // which may be as old as 3.8 (the SDK's floor), before logical assignment existed.
+    if (!g[key]) g[key] = new Set<string>();
     g[key].add(value);
     return { id: value, outs: { value } };
   },
