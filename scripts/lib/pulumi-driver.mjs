@@ -247,13 +247,13 @@ export async function writeProject(dir, { name, program, description, typescript
 /**
  * The environment of a CLI command on a workspace: this process's environment without any
  * PULUMI_* or CMS_* variable, the CLI's bin directory first on PATH, the workspace's backend and
- * home, no update check, no plugin download, no prompt, no colour; then `env` on top (the
+ * home, no update check, no plugin download, no prompt, no colour (unless `color`); then `env` on top (the
  * caller's endpoint and token go there).
  *
- * @param {{ binDir: string, backend: string, home: string, passphrase: string, env?: Record<string, string> }} options
+ * @param {{ binDir: string, backend: string, home: string, passphrase: string, env?: Record<string, string>, color?: boolean }} options
  * @returns {Record<string, string>}
  */
-export function workspaceEnv({ binDir, backend, home, passphrase, env = {} }) {
+export function workspaceEnv({ binDir, backend, home, passphrase, env = {}, color = false }) {
   /** @type {Record<string, string>} */
   const out = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -269,7 +269,7 @@ export function workspaceEnv({ binDir, backend, home, passphrase, env = {} }) {
     PULUMI_HOME: home,
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",
-    NO_COLOR: "1",
+    ...(color ? {} : { NO_COLOR: "1" }),
     ...env,
   };
 }
@@ -338,6 +338,7 @@ export function resourceSteps(events) {
  * @property {number} [timeoutMs]
  * @property {(chunk: string) => void} [onOutput]  sees the CLI's output as it arrives
  * @property {(event: EngineEvent) => void} [onEvent]  sees each engine event as it arrives
+ * @property {AbortSignal} [signal]  stops the command (SIGINT, as Ctrl-C would)
  */
 
 /** @typedef {"up" | "preview" | "refresh" | "destroy"} Operation */
@@ -426,6 +427,7 @@ export class PulumiProject {
    * @param {string} fields.passphrase
    * @param {Record<string, string>} fields.env   extra environment of every command
    * @param {boolean} fields.echo     copy the CLI's output to this process's stderr
+   * @param {boolean} fields.color    let the CLI colour its output (for people watching)
    * @param {AutomationWorkspace} fields.workspace
    * @param {AutomationStack} fields.automation
    */
@@ -440,6 +442,7 @@ export class PulumiProject {
     this.passphrase = fields.passphrase;
     this.env = fields.env;
     this.echo = fields.echo;
+    this.color = fields.color;
     this.workspace = fields.workspace;
     this.automation = fields.automation;
   }
@@ -450,8 +453,8 @@ export class PulumiProject {
    * @param {Record<string, string>} [extra]
    */
   cliEnv(extra = {}) {
-    const { binDir, backend, home, passphrase } = this;
-    return workspaceEnv({ binDir, backend, home, passphrase, env: { ...this.env, ...extra } });
+    const { binDir, backend, home, passphrase, color } = this;
+    return workspaceEnv({ binDir, backend, home, passphrase, color, env: { ...this.env, ...extra } });
   }
 
   /**
@@ -464,7 +467,11 @@ export class PulumiProject {
    * @param {RunOptions} [options]
    * @returns {Promise<OperationResult>}
    */
-  async operation(operation, args, { allowFailure = false, env, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS, onOutput, onEvent } = {}) {
+  async operation(
+    operation,
+    args,
+    { allowFailure = false, env, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS, onOutput, onEvent, signal: stop } = {},
+  ) {
     const started = Date.now();
     /** @type {EngineEvent[]} */
     const events = [];
@@ -477,15 +484,15 @@ export class PulumiProject {
       if (this.echo) process.stderr.write(d);
       onOutput?.(d);
     };
-    const signal = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const base = this.workspace.envVars;
     this.workspace.envVars = masked(this.cliEnv(env));
     let code = 0;
     try {
       await this.automation[operation]({
         ...operationOptions(operation, args),
-        color: "never",
-        signal,
+        color: this.color ? "always" : "never",
+        signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
         onEvent: (/** @type {EngineEvent} */ e) => {
           events.push(e);
           onEvent?.(e);
@@ -515,7 +522,7 @@ export class PulumiProject {
       command: `pulumi ${operation} ${args.join(" ")}`.trim(),
       code,
       signal: null,
-      timedOut: signal.aborted,
+      timedOut: timeout.aborted,
       stdout,
       stderr,
       output,
@@ -750,6 +757,7 @@ export class PulumiProject {
  * @property {string} passphrase of the stack's secrets
  * @property {Record<string, string>} [env]  extra environment of every command
  * @property {boolean} [echo]
+ * @property {boolean} [color]   let the CLI colour its output
  * @property {boolean} [build]   build the CLI if it is missing (see {@link findPulumi})
  */
 
@@ -759,9 +767,9 @@ export class PulumiProject {
  * @param {OpenProjectOptions} options
  * @returns {Promise<PulumiProject>}
  */
-export async function openProject({ workspace: dirs, name, stack, passphrase, env = {}, echo = false, build = false }) {
+export async function openProject({ workspace: dirs, name, stack, passphrase, env = {}, echo = false, color = false, build = false }) {
   const { binDir, command } = await findPulumi({ build });
-  const envVars = masked(workspaceEnv({ binDir, backend: dirs.backend, home: dirs.home, passphrase, env }));
+  const envVars = masked(workspaceEnv({ binDir, backend: dirs.backend, home: dirs.home, passphrase, env, color }));
   const workspace = await LocalWorkspace.create({ workDir: dirs.project, pulumiHome: dirs.home, envVars, pulumiCommand: command });
   const automationStack = await Stack.create(stack, workspace);
   return new PulumiProject({
@@ -775,6 +783,7 @@ export async function openProject({ workspace: dirs, name, stack, passphrase, en
     passphrase,
     env,
     echo,
+    color,
     workspace,
     automation: automationStack,
   });
