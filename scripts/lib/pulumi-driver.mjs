@@ -68,8 +68,11 @@ export const PINNED_PULUMI_VERSION = JSON.parse(fs.readFileSync(path.join(REPO_R
   "@pulumi/pulumi"
 ];
 
+/** The package's dynamic resource's type token, as it appears in URNs and state. */
+export const CLUSTER_TYPE = "pulumi-nodejs:dynamic/cms:Cluster";
+
 /** Default time limit of one CLI command (generous: the CI machine has 2 shared cores). */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * @typedef {object} RunResult
@@ -253,7 +256,7 @@ export async function writeProject(dir, { name, program, description, typescript
  * @param {{ binDir: string, backend: string, home: string, passphrase: string, env?: Record<string, string>, color?: boolean }} options
  * @returns {Record<string, string>}
  */
-export function workspaceEnv({ binDir, backend, home, passphrase, env = {}, color = false }) {
+function workspaceEnv({ binDir, backend, home, passphrase, env = {}, color = false }) {
   /** @type {Record<string, string>} */
   const out = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -291,6 +294,26 @@ function masked(env) {
 }
 
 /**
+ * What a command prints (stdout and stderr interleaved, as they arrive), copied to this
+ * process's stderr with `echo` and handed to `onOutput`.
+ *
+ * @param {boolean} echo
+ * @param {((chunk: string) => void) | undefined} onOutput
+ */
+function outputSink(echo, onOutput) {
+  const sink = {
+    text: "",
+    /** @param {string} d */
+    add: (d) => {
+      sink.text += d;
+      if (echo) process.stderr.write(d);
+      onOutput?.(d);
+    },
+  };
+  return sink;
+}
+
+/**
  * A resource step of an engine event, in order of the events.
  *
  * @typedef {object} ResourceStep
@@ -308,7 +331,7 @@ function masked(env) {
  * @param {EngineEvent[]} events
  * @returns {ResourceStep[]}
  */
-export function resourceSteps(events) {
+function resourceSteps(events) {
   /** @type {ResourceStep[]} */
   const steps = [];
   for (const e of events) {
@@ -346,46 +369,34 @@ export function resourceSteps(events) {
 /**
  * The CLI flags each operation takes, as the Automation API's option names (a flag with a value
  * repeats into a list; `--parallel` takes a number). Anything else is refused, naming the flag.
- *
- * @type {Record<Operation, Record<string, [string, "flag" | "list" | "number" | "ignored"]>>}
  */
+/** @typedef {Record<string, [string, "flag" | "list" | "number" | "ignored"]>} FlagTable */
+/** @type {FlagTable} every operation's */
+const ANY = {
+  "--run-program": ["runProgram", "flag"],
+  "--target": ["target", "list"],
+  "--parallel": ["parallel", "number"],
+};
+/** @type {FlagTable} what the driver always passes to the operations that change the stack */
+const APPLY = { "--yes": ["", "ignored"], "--skip-preview": ["", "ignored"] };
+/** @type {FlagTable} `up`'s and `preview`'s */
+const PLAN = {
+  "--expect-no-changes": ["expectNoChanges", "flag"],
+  "--refresh": ["refresh", "flag"],
+  "--diff": ["diff", "flag"],
+  "--replace": ["replace", "list"],
+};
+/** @type {Record<Operation, FlagTable>} */
 const FLAGS = {
-  up: {
-    "--expect-no-changes": ["expectNoChanges", "flag"],
-    "--refresh": ["refresh", "flag"],
-    "--diff": ["diff", "flag"],
-    "--run-program": ["runProgram", "flag"],
-    "--replace": ["replace", "list"],
-    "--target": ["target", "list"],
-    "--parallel": ["parallel", "number"],
-    "--yes": ["", "ignored"],
-    "--skip-preview": ["", "ignored"],
-  },
-  preview: {
-    "--expect-no-changes": ["expectNoChanges", "flag"],
-    "--refresh": ["refresh", "flag"],
-    "--diff": ["diff", "flag"],
-    "--run-program": ["runProgram", "flag"],
-    "--replace": ["replace", "list"],
-    "--target": ["target", "list"],
-    "--parallel": ["parallel", "number"],
-  },
+  up: { ...ANY, ...APPLY, ...PLAN },
+  preview: { ...ANY, ...PLAN },
   refresh: {
+    ...ANY,
+    ...APPLY,
     "--expect-no-changes": ["expectNoChanges", "flag"],
     "--clear-pending-creates": ["clearPendingCreates", "flag"],
-    "--run-program": ["runProgram", "flag"],
-    "--target": ["target", "list"],
-    "--parallel": ["parallel", "number"],
-    "--yes": ["", "ignored"],
-    "--skip-preview": ["", "ignored"],
   },
-  destroy: {
-    "--run-program": ["runProgram", "flag"],
-    "--target": ["target", "list"],
-    "--parallel": ["parallel", "number"],
-    "--yes": ["", "ignored"],
-    "--skip-preview": ["", "ignored"],
-  },
+  destroy: { ...ANY, ...APPLY },
 };
 
 /**
@@ -477,13 +488,7 @@ export class PulumiProject {
     const events = [];
     let stdout = "";
     let stderr = "";
-    let output = "";
-    /** @param {string} d */
-    const seen = (d) => {
-      output += d;
-      if (this.echo) process.stderr.write(d);
-      onOutput?.(d);
-    };
+    const out = outputSink(this.echo, onOutput);
     const timeout = AbortSignal.timeout(timeoutMs);
     const base = this.workspace.envVars;
     this.workspace.envVars = masked(this.cliEnv(env));
@@ -499,11 +504,11 @@ export class PulumiProject {
         },
         onOutput: (/** @type {string} */ d) => {
           stdout += d;
-          seen(d);
+          out.add(d);
         },
         onError: (/** @type {string} */ d) => {
           stderr += d;
-          seen(d);
+          out.add(d);
         },
       });
     } catch (e) {
@@ -513,7 +518,7 @@ export class PulumiProject {
       if (!stderr) {
         // A failure before the CLI ran (it could not be started) reaches no callback.
         stderr = failed.stderr;
-        output += stderr;
+        out.text += stderr;
       }
     } finally {
       this.workspace.envVars = base;
@@ -525,7 +530,7 @@ export class PulumiProject {
       timedOut: timeout.aborted,
       stdout,
       stderr,
-      output,
+      output: out.text,
       durationMs: Date.now() - started,
       events,
       steps: resourceSteps(events),
@@ -589,13 +594,7 @@ export class PulumiProject {
    */
   async run(args, { allowFailure = false, env, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS, onOutput } = {}) {
     const started = Date.now();
-    let output = "";
-    /** @param {string} d */
-    const seen = (d) => {
-      output += d;
-      if (this.echo) process.stderr.write(d);
-      onOutput?.(d);
-    };
+    const out = outputSink(this.echo, onOutput);
     const signal = AbortSignal.timeout(timeoutMs);
     /** @type {CommandOutcome} */
     let done;
@@ -604,15 +603,15 @@ export class PulumiProject {
         [...args],
         this.dir,
         masked(this.cliEnv(env)),
-        seen,
-        seen,
+        out.add,
+        out.add,
         signal,
       );
     } catch (e) {
       const failed = failedCommand(e);
       if (!failed) throw e;
       done = failed;
-      if (!output) output = done.stderr;
+      if (!out.text) out.text = done.stderr;
     }
     const result = {
       command: `pulumi ${args.join(" ")}`,
@@ -621,7 +620,7 @@ export class PulumiProject {
       timedOut: signal.aborted,
       stdout: done.stdout,
       stderr: done.stderr,
-      output,
+      output: out.text,
       durationMs: Date.now() - started,
     };
     if (result.code !== 0 && !allowFailure) throw new PulumiCommandError(result);
@@ -640,10 +639,7 @@ export class PulumiProject {
       ...options,
       cwd: this.dir,
       env: this.cliEnv(env),
-      onOutput: (d) => {
-        if (this.echo) process.stderr.write(d);
-        options.onOutput?.(d);
-      },
+      onOutput: outputSink(this.echo, options.onOutput).add,
     });
   }
 
@@ -725,6 +721,11 @@ export class PulumiProject {
     const result = await this.run(["stack", "export", "--stack", this.stack]);
     const state = JSON.parse(result.stdout);
     return { text: result.stdout, state, resources: state.deployment?.resources ?? [] };
+  }
+
+  /** The Cluster resources of the stack's state (from `pulumi stack export`). */
+  async clusterResources() {
+    return (await this.exportStack()).resources.filter((r) => r.type === CLUSTER_TYPE);
   }
 
   /**

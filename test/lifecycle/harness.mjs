@@ -26,6 +26,7 @@ import { makeWorkspace, openProject, REPO_ROOT, writeProject } from "../../scrip
 export { PulumiCommandError } from "../../scripts/lib/pulumi-command-error.mjs";
 export {
   alive,
+  CLUSTER_TYPE,
   descendants,
   execFile,
   findPulumi,
@@ -44,9 +45,6 @@ export { eventually } from "../support/eventually.mjs";
 /** @typedef {import("../../src/shared/wire-types.js").ApiCluster} ApiCluster */
 
 const require = createRequire(import.meta.url);
-
-/** The dynamic resource's type token, as it appears in URNs and state. */
-export const CLUSTER_TYPE = "pulumi-nodejs:dynamic/cms:Cluster";
 
 /** True when the lifecycle tests were switched off on purpose (CMS_SKIP_LIFECYCLE=1). */
 export function lifecycleSkipped() {
