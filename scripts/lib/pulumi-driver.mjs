@@ -32,6 +32,7 @@ import { PulumiNotFoundError } from "./pulumi-not-found-error.mjs";
 /** @typedef {import("@pulumi/pulumi/automation/index.js").PulumiCommand} AutomationCommand */
 /** @typedef {import("@pulumi/pulumi/automation/index.js").SummaryEvent} SummaryEvent */
 /** @typedef {{ stdout: string, stderr: string, code: number }} CommandOutcome */
+/** @typedef {{ exitCode?: number, signal?: string, stdout?: string, stderr?: string }} ProcessError */
 /**
  * The runner every command of the Automation API goes through (`PulumiCommand.run`; internal in
  * its typings, and the SDK is pinned): `--non-interactive`, the CLI's directory first on PATH.
@@ -40,16 +41,19 @@ import { PulumiNotFoundError } from "./pulumi-not-found-error.mjs";
  */
 
 /**
- * What a failed command printed and its exit code: the Automation API's `CommandError` carries
- * them, though its typings keep the field private.
+ * What a failed command printed and its exit code. The Automation API's `CommandError` carries
+ * them (a field its typings keep private); when the CLI ran and exited non-zero, the real exit
+ * code and output are those of the process error it wraps (its own `code` is then -2).
  *
  * @param {unknown} e
  * @returns {CommandOutcome | undefined}
  */
 function failedCommand(e) {
-  return e instanceof CommandError
-    ? /** @type {{ commandResult: CommandOutcome }} */ (/** @type {unknown} */ (e)).commandResult
-    : undefined;
+  if (!(e instanceof CommandError)) return undefined;
+  const { commandResult } = /** @type {{ commandResult: CommandOutcome & { err?: ProcessError } }} */ (/** @type {unknown} */ (e));
+  const err = commandResult.err;
+  if (typeof err?.exitCode !== "number" && !err?.signal) return commandResult;
+  return { stdout: err.stdout ?? "", stderr: err.stderr ?? "", code: err.exitCode ?? 128 };
 }
 
 const { CommandError, LocalWorkspace, PulumiCommand, Stack } = automation;
@@ -515,10 +519,10 @@ export class PulumiProject {
       const failed = failedCommand(e);
       if (!failed) throw e;
       code = failed.code;
-      if (!stderr) {
+      if (!out.text) {
         // A failure before the CLI ran (it could not be started) reaches no callback.
         stderr = failed.stderr;
-        out.text += stderr;
+        out.text = stderr;
       }
     } finally {
       this.workspace.envVars = base;
