@@ -695,7 +695,7 @@ export class PulumiProject {
    * @returns {Promise<PulumiProject>}
    */
   async otherStack(stack) {
-    const automationStack = await this.withEnv(() => Stack.create(stack, this.workspace));
+    const automationStack = withoutAfterCommands(await this.withEnv(() => Stack.create(stack, this.workspace)));
     return new PulumiProject({ ...this, stack, automation: automationStack });
   }
 
@@ -776,7 +776,7 @@ export async function openProject({ workspace: dirs, name, stack, passphrase, en
   const { binDir, command } = await findPulumi({ build });
   const envVars = masked(workspaceEnv({ binDir, backend: dirs.backend, home: dirs.home, passphrase, env, color }));
   const workspace = await LocalWorkspace.create({ workDir: dirs.project, pulumiHome: dirs.home, envVars, pulumiCommand: command });
-  const automationStack = await Stack.create(stack, workspace);
+  const automationStack = withoutAfterCommands(await Stack.create(stack, workspace));
   return new PulumiProject({
     root: dirs.root,
     dir: dirs.project,
@@ -792,6 +792,21 @@ export async function openProject({ workspace: dirs, name, stack, passphrase, en
     workspace,
     automation: automationStack,
   });
+}
+
+/**
+ * The stack with what `up`, `refresh` and `destroy` run after the command left out: two
+ * `pulumi stack output` and a `pulumi stack history`, three more CLI processes per command (a
+ * quarter of the lifecycle suite's time). The driver takes the summary from the engine events,
+ * and outputs only when asked ({@link PulumiProject.outputs}).
+ *
+ * @param {AutomationStack} stack
+ * @returns {AutomationStack}
+ */
+function withoutAfterCommands(stack) {
+  stack.outputs = async () => ({});
+  stack.info = async () => undefined;
+  return stack;
 }
 
 /**
