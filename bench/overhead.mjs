@@ -87,7 +87,7 @@ const kinds = [
 ];
 
 const { startEmulator } = require("@pulumi-cms/emulator");
-const binDir = ensurePulumi();
+const binDir = await ensurePulumi();
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
 
 const loads = [];
@@ -107,7 +107,6 @@ try {
     const stacks = [];
     for (const kind of kinds) {
       const project = await createProject({
-        binDir,
         name: `cms-overhead-${kind.label}-${N}`,
         program: kind.program,
         nodeModules: kind.nodeModules,

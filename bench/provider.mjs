@@ -83,7 +83,7 @@ const firstId = (requests) => requests.find((r) => r.id)?.id;
 
 // ------------------------------------------------------------------------------------ single
 
-async function benchSingle(binDir) {
+async function benchSingle() {
   const provTok = newToken("single_provider");
   const baseTok = newToken("single_baseline");
   const emu = await startEmulator({
@@ -99,7 +99,6 @@ async function benchSingle(binDir) {
     ]),
   );
   const project = await createProject({
-    binDir,
     pkgDir: root,
     name: "cms-bench-single",
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok, CMS_BENCH_COUNT: "1", CMS_BENCH_WORKERS: "1" },
@@ -109,7 +108,7 @@ async function benchSingle(binDir) {
     log(`single create: ${P.provisionSeconds} s provisioning, provider (pulumi up) and fixed ${P.intervalSeconds} s baseline side by side`);
     const poller = fixedPoller({ pkgDir: root, endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000 });
     const [cli, base] = await Promise.all([
-      project.run(["up", "--yes", "--skip-preview"], {}, { json: true, timeoutMs: P.commandTimeoutMs }),
+      project.run(["up", "--yes", "--skip-preview"], {}, { timeoutMs: P.commandTimeoutMs }),
       poller.create({ name: "base-single", control_planes: 1, workers: 1, node_size: "small" }).then(
         (id) => ({ id }),
         (e) => ({ error: String(e?.message ?? e) }),
@@ -255,7 +254,7 @@ function scheduleTradeOff(pollInstants, base, durationMs) {
 /** Floor of a phase: the larger of the operation's duration and the minimum calls ÷ the rate. */
 const floorMs = (durationSeconds, calls) => Math.max(durationSeconds * 1000, (calls / P.rate) * 60_000);
 
-async function benchFleet(binDir) {
+async function benchFleet() {
   const N = P.fleet;
   const provTok = newToken("fleet_provider");
   const baseTok = newToken("fleet_baseline");
@@ -275,14 +274,13 @@ async function benchFleet(binDir) {
     ]),
   );
   const project = await createProject({
-    binDir,
     pkgDir: root,
     name: "cms-bench-fleet",
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok, CMS_BENCH_COUNT: String(N), CMS_BENCH_WORKERS: "1" },
   });
   const poller = fixedPoller({ pkgDir: root, endpoint: emu.url, token: baseTok, intervalMs: P.intervalSeconds * 1000 });
   const byPrefix = async (prefix) => (await emu.control.clusters()).filter((c) => c.name.startsWith(prefix));
-  const cliOpts = { json: true, timeoutMs: P.commandTimeoutMs };
+  const cliOpts = { timeoutMs: P.commandTimeoutMs };
   const par = ["--parallel", String(P.parallel)];
   const phases = [];
   let baseIds = [];
@@ -359,8 +357,8 @@ async function benchFleet(binDir) {
     // No-op preview of the whole stack: nothing changed, so no API call should be needed.
     log(`fleet preview: pulumi preview of the ${N}-cluster stack, nothing changed`);
     const since = nowMs();
-    const pv = await project.run(["preview", ...par], { CMS_BENCH_WORKERS: "1" }, { json: true, timeoutMs: P.commandTimeoutMs });
-    const steps = pv.json?.document?.steps ?? [];
+    const pv = await project.run(["preview", ...par], { CMS_BENCH_WORKERS: "1" }, { timeoutMs: P.commandTimeoutMs });
+    const steps = pv.json?.steps ?? [];
     const preview = {
       command: `pulumi preview ${par.join(" ")}`,
       ...summarize(obs.select("provider", since, nowMs() + 1)),
@@ -600,10 +598,10 @@ async function main() {
   log(`parameters: ${JSON.stringify(P)}`);
   const results = { parameters: P, code: codeVersion() };
   const needCli = P.parts.includes("single") || P.parts.includes("fleet");
-  const binDir = needCli ? ensurePulumi() : undefined;
-  if (P.parts.includes("single")) results.single = await benchSingle(binDir);
+  if (needCli) await ensurePulumi();
+  if (P.parts.includes("single")) results.single = await benchSingle();
   if (P.parts.includes("long")) results.long = await benchLong();
-  if (P.parts.includes("fleet")) results.fleet = await benchFleet(binDir);
+  if (P.parts.includes("fleet")) results.fleet = await benchFleet();
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
   console.log(report(results));
 }

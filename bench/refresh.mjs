@@ -15,13 +15,12 @@ import { createProject, ensurePulumi, root, snapshotPackage } from "./lib/pulumi
 const FLEET = Number(process.env.BENCH_FLEET ?? 50);
 const pkg = snapshotPackage(process.env.BENCH_PACKAGE_DIR ?? root);
 const { startEmulator } = await import("@pulumi-cms/emulator");
-const binDir = ensurePulumi();
+await ensurePulumi();
 
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
 const labels = new Map([[emu.token, "setup"]]);
 const observer = observeRequests(Number(new URL(emu.url).port), labels);
 const project = await createProject({
-  binDir,
   pkgDir: pkg.dir,
   name: "cms-bench-refresh",
   env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token, CMS_BENCH_COUNT: String(FLEET), CMS_BENCH_WORKERS: "1" },

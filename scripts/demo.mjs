@@ -4,8 +4,9 @@
 //  1. makes sure the Pulumi CLI is there (scripts/ensure-pulumi: PATH, cache, or a build from Go modules)
 //  2. builds the package (npm run build)
 //  3. starts the cms emulator in this process on a free port (provisioning ~18 s, so you see it)
-//  4. uses a local file backend and a passphrase in a temporary directory
-//  5. runs the root Pulumi project (Pulumi.yaml, demo/index.ts):
+//  4. uses a local file backend and a passphrase in a temporary directory, with a copy of the
+//     root Pulumi project (Pulumi.yaml, demo/index.ts), on the CLI driver (scripts/lib/pulumi-driver.mjs)
+//  5. runs it:
 //       pulumi up        -> the cluster comes up, with progress
 //       pulumi stack output (kubeconfig shown as [secret])
 //       pulumi up        -> workers 2 -> 3, in place
@@ -17,15 +18,11 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import { workspaceEnv } from "./lib/pulumi-workspace.mjs";
+import { findPulumi, makeWorkspace, openProject, REPO_ROOT as ROOT } from "./lib/pulumi-driver.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const STACK = "demo";
-const REPO_STACK_FILE = path.join(ROOT, `Pulumi.${STACK}.yaml`);
 const started = Date.now();
 
 const seconds = (name, fallback) => {
@@ -45,25 +42,14 @@ const banner = (s) => console.log(`\n${bold(`==> ${s}`)}  (${elapsed()})`);
 // --- cleanup, also on Ctrl-C / SIGTERM / failure -------------------------------------------------
 let emulator;
 let tmp;
-let current; // the child process running now
+let current; // the build or the CLI command running now: { stop(): void, done: Promise<unknown> }
 let stopping = false;
-let repoStackFileIsOurs = false;
 
 async function cleanup() {
-  if (current && current.exitCode === null) {
-    current.kill("SIGINT");
-    await new Promise((resolve) => {
-      const t = setTimeout(() => {
-        current?.kill("SIGKILL");
-        resolve();
-      }, 15_000);
-      current.once("exit", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+  if (current) {
+    current.stop();
+    await Promise.race([current.done.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
   }
-  if (repoStackFileIsOurs) fs.rmSync(REPO_STACK_FILE, { force: true });
   if (emulator) {
     await emulator.close().catch(() => undefined);
     emulator = undefined;
@@ -83,87 +69,93 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   });
 }
 
-// --- child processes -------------------------------------------------------------------------------
-/** Run a command with the terminal attached (so the CLI shows its live display). */
-function run(cmd, args, { env = process.env, cwd = ROOT, capture = false } = {}) {
+/** Track `start(signal)` as the running step, so that Ctrl-C stops it before cleaning up. */
+async function step(start) {
+  const controller = new AbortController();
+  const done = start(controller.signal);
+  current = { stop: () => controller.abort(), done };
+  try {
+    return await done;
+  } finally {
+    current = undefined;
+  }
+}
+
+/** `npm run build` with the terminal attached. */
+function build(signal) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["inherit", capture ? "pipe" : "inherit", "inherit"] });
-    current = child;
-    let out = "";
-    if (capture) child.stdout.on("data", (d) => (out += d));
+    const child = spawn("npm", ["run", "--silent", "build"], { cwd: ROOT, stdio: "inherit", signal });
     child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      current = undefined;
-      if (stopping) return; // the signal handler finishes the process
-      if (code === 0) resolve(out);
-      else reject(new Error(`${cmd} ${args.join(" ")} failed (${signal ?? `exit ${code}`})`));
-    });
+    child.on("exit", (code, sig) => (code === 0 ? resolve() : reject(new Error(`npm run build failed (${sig ?? `exit ${code}`})`))));
   });
+}
+
+/**
+ * The root project (Pulumi.yaml, demo/) copied into the temporary workspace, with a package.json
+ * of its own (the language host looks for one), and whose node_modules
+ * links this checkout as `pulumi-cms` and every package of its node_modules: the stack's config
+ * file is written there, and the checkout stays as it was.
+ */
+function copyProject(dir) {
+  fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ name: "pulumi-cms-demo", private: true }, null, 2)}\n`);
+  fs.cpSync(path.join(ROOT, "demo"), path.join(dir, "demo"), { recursive: true });
+  const nodeModules = path.join(dir, "node_modules");
+  fs.mkdirSync(nodeModules);
+  fs.symlinkSync(ROOT, path.join(nodeModules, "pulumi-cms"), "dir");
+  for (const entry of fs.readdirSync(path.join(ROOT, "node_modules"))) {
+    if (!entry.startsWith(".")) fs.symlinkSync(path.join(ROOT, "node_modules", entry), path.join(nodeModules, entry), "dir");
+  }
 }
 
 async function main() {
   console.log(bold("pulumi-cms demo: a cluster of the Cluster Management Service, with the real Pulumi CLI and a local emulator"));
 
   banner("Pulumi CLI (scripts/ensure-pulumi; a first build from Go modules takes 10-30 min)");
-  const ensured = await run("bash", [path.join(ROOT, "scripts", "ensure-pulumi")], { capture: true });
-  const binDir = ensured.trim().split("\n").pop();
-  if (!binDir || !fs.existsSync(path.join(binDir, "pulumi")))
-    throw new Error(`scripts/ensure-pulumi did not name a directory with pulumi (got "${binDir}")`);
+  const { binDir } = await findPulumi({ build: true });
   console.log(`using ${path.join(binDir, "pulumi")}`);
 
   banner("Build (npm run build)");
-  await run("npm", ["run", "--silent", "build"]);
+  await step(build);
 
   banner("Emulator");
   const { startEmulator } = createRequire(import.meta.url)("@pulumi-cms/emulator");
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-cms-demo-"));
+  const workspace = await makeWorkspace("pulumi-cms-demo-");
+  tmp = workspace.root;
   const token = `cms_demo_${randomBytes(16).toString("hex")}`;
   emulator = await startEmulator({ port: 0, token, ...TIMINGS });
   console.log(
     `cms-emulator listening on ${emulator.url} (provisioning ${TIMINGS.provisionSeconds}s, scaling ${TIMINGS.scaleSeconds}s, deleting ${TIMINGS.deleteSeconds}s)`,
   );
 
-  const backend = path.join(tmp, "backend");
-  const home = path.join(tmp, "pulumi-home");
-  fs.mkdirSync(backend);
-  fs.mkdirSync(home);
-  const env = workspaceEnv({ binDir, backend, home, passphrase: randomBytes(16).toString("hex") });
-  // The demo is for people to watch: keep the CLI's colours.
-  delete env.NO_COLOR;
-  console.log(`state: local file backend in ${backend} (passphrase-encrypted secrets)`);
-
-  // `stack init` writes Pulumi.demo.yaml next to Pulumi.yaml; it is moved to the temporary
-  // directory at once and every later command is pointed at it, so the checkout stays clean.
-  if (fs.existsSync(REPO_STACK_FILE)) {
-    throw new Error(`${REPO_STACK_FILE} exists (another demo running, or your own stack "${STACK}"): remove it first`);
-  }
-  const configFile = path.join(tmp, `Pulumi.${STACK}.yaml`);
-  const pulumi = (...args) => run(path.join(binDir, "pulumi"), args, { env });
-  repoStackFileIsOurs = true;
-  await pulumi("stack", "init", STACK);
-  fs.copyFileSync(REPO_STACK_FILE, configFile);
-  fs.rmSync(REPO_STACK_FILE);
-  repoStackFileIsOurs = false;
-  const cf = ["--config-file", configFile];
-  await pulumi("config", "set", ...cf, "cms:endpoint", emulator.url);
-  await pulumi("config", "set", ...cf, "--secret", "cms:token", token);
-  await pulumi("config", "set", ...cf, "workers", "2");
+  copyProject(workspace.project);
+  const project = await openProject({
+    workspace,
+    name: "pulumi-cms-demo",
+    stack: STACK,
+    passphrase: randomBytes(16).toString("hex"),
+    // The demo is for people to watch: keep the CLI's colours.
+    color: Boolean(process.stdout.isTTY),
+  });
+  console.log(`state: local file backend in ${workspace.backend} (passphrase-encrypted secrets)`);
+  await project.setConfigs({ "cms:endpoint": emulator.url, workers: 2 }, { "cms:token": token });
   console.log("stack config: cms:endpoint, cms:token (secret), workers = 2");
 
+  const show = { onOutput: (d) => process.stdout.write(d), timeoutMs: 30 * 60_000 };
   banner("pulumi up: create the cluster (1 control plane, 2 workers)");
-  await pulumi("up", "--yes", ...cf);
+  await step((signal) => project.up([], { ...show, signal }));
 
   banner("pulumi stack output (the kubeconfig is a secret output)");
-  await pulumi("stack", "output");
+  await step(() => project.run(["stack", "output"], show));
   console.log("\n(`pulumi stack output kubeconfig --show-secrets > kubeconfig` would write it out; a Kubernetes");
   console.log(' provider takes it as `new k8s.Provider("cms", { kubeconfig: ref.requireOutput("kubeconfig") })`.)');
 
   banner("pulumi up: scale workers 2 -> 3 in place");
-  await pulumi("config", "set", ...cf, "workers", "3");
-  await pulumi("up", "--yes", "--skip-preview", ...cf);
+  await project.setConfig("workers", 3);
+  await step((signal) => project.up([], { ...show, signal }));
 
   banner("pulumi destroy");
-  await pulumi("destroy", "--yes", "--skip-preview", ...cf);
+  await step((signal) => project.destroy([], { ...show, signal }));
 
   const left = await emulator.control.clusters();
   if (left.length > 0) throw new Error(`the emulator still has ${left.length} cluster(s) after destroy`);

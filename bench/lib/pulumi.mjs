@@ -1,17 +1,19 @@
 /**
- * Running the real Pulumi CLI for the benchmarks: a temporary project whose program declares
- * `count` clusters, on a workspace of scripts/lib/pulumi-workspace.mjs (temporary file backend
- * and PULUMI_HOME: nothing of the user's is touched, nothing goes over the network), and one function per command that returns its wall time,
- * exit code, the `--json` summary when asked for and the peak RSS of the dynamic-provider
- * host process it started.
+ * Running the real Pulumi CLI for the benchmarks, on the CLI driver (scripts/lib/pulumi-driver.mjs:
+ * the Automation API, a temporary file backend and PULUMI_HOME, so nothing of the user's is
+ * touched and nothing goes over the network): a temporary project whose program declares `count`
+ * clusters, and one function per command that returns its wall time, exit code, what its engine
+ * events say and the peak RSS of the dynamic-provider host process it started.
  */
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { makeWorkspace, workspaceEnv, writeProject } from "../../scripts/lib/pulumi-workspace.mjs";
+import { descendants, findPulumi, makeWorkspace, openProject, writeProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { nowMs } from "./observer.mjs";
+
+/** @typedef {import("../../scripts/lib/pulumi-driver.mjs").PulumiProject} PulumiProject */
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -57,11 +59,12 @@ export function installTarball(from = root) {
   return { dir, tarball, nodeModules, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The bin directory of the pinned Pulumi CLI (last stdout line of scripts/ensure-pulumi). */
-export function ensurePulumi() {
-  const out = execFileSync(join(root, "scripts/ensure-pulumi"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  const lines = out.trim().split("\n");
-  return lines[lines.length - 1].trim();
+/**
+ * The bin directory of the pinned Pulumi CLI (scripts/ensure-pulumi, which builds it when it is
+ * missing, its progress on stderr).
+ */
+export async function ensurePulumi() {
+  return (await findPulumi({ build: true })).binDir;
 }
 
 /** The Pulumi program: `CMS_BENCH_COUNT` clusters of `CMS_BENCH_WORKERS` workers. */
@@ -78,154 +81,114 @@ exports.count = ids.length;
 `;
 
 /**
- * A temporary project and stack. `env` is the environment of every command (endpoint and token
- * of the emulator go in here: the provider reads CMS_ENDPOINT / CMS_TOKEN). `program` replaces
- * the default one (clusters of the package in `pkgDir`); `nodeModules` the project's
- * node_modules (default: the repository's, where the language host finds @pulumi/pulumi).
+ * A temporary project and stack on the CLI driver (scripts/lib/pulumi-driver.mjs). `env` is the
+ * environment of every command (endpoint and token of the emulator go in here: the provider reads
+ * CMS_ENDPOINT / CMS_TOKEN). `program` replaces the default one (clusters of the package in
+ * `pkgDir`); `nodeModules` the project's node_modules (default: the repository's, where the
+ * language host finds @pulumi/pulumi).
+ *
+ * @param {{ pkgDir?: string, name?: string, env?: Record<string, string>, program?: string, nodeModules?: string }} options
  */
-export async function createProject({
-  binDir,
-  pkgDir = root,
-  name = "cms-bench",
-  env = {},
-  program,
-  nodeModules = join(root, "node_modules"),
-}) {
-  const { root: dir, project, backend, home } = await makeWorkspace("pulumi-cms-bench-");
-  await writeProject(project, {
+export async function createProject({ pkgDir = root, name = "cms-bench", env = {}, program, nodeModules = join(root, "node_modules") }) {
+  const workspace = await makeWorkspace("pulumi-cms-bench-");
+  await writeProject(workspace.project, {
     name,
     program: program ?? PROGRAM(join(pkgDir, "dist/index.js")),
     description: "pulumi-cms benchmark stack",
   });
-  symlinkSync(nodeModules, join(project, "node_modules"), "dir");
-  const baseEnv = workspaceEnv({ binDir, backend, home, passphrase: "bench-passphrase", env });
-  const stack = "bench";
-  const run = (args, extraEnv = {}, options = {}) => runPulumi(binDir, project, args, { ...baseEnv, ...extraEnv }, options);
+  symlinkSync(nodeModules, join(workspace.project, "node_modules"), "dir");
+  /** @type {PulumiProject | undefined} */
+  let project;
   return {
-    dir,
-    project,
-    stack,
-    run,
+    dir: workspace.root,
+    project: workspace.project,
+    stack: "bench",
     async init() {
-      const r = await run(["stack", "init", stack, "--non-interactive"]);
-      if (r.code !== 0) throw new Error(`pulumi stack init failed:\n${r.output}`);
+      project = await openProject({ workspace, name, stack: "bench", passphrase: "bench-passphrase", env });
+    },
+    /**
+     * One command; see {@link measure}.
+     *
+     * @param {string[]} args
+     * @param {Record<string, string>} [extraEnv]
+     * @param {{ timeoutMs?: number, sampleMs?: number }} [options]
+     */
+    run(args, extraEnv = {}, options = {}) {
+      if (!project) throw new Error("init() first");
+      return measure(project, args, extraEnv, options);
     },
     cleanup() {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(workspace.root, { recursive: true, force: true });
     },
   };
 }
 
-/**
- * One pulumi command. Resolves with wall time (ms), exit code, output, the parsed `--json`
- * result (when `json` is set) and `providerPeakRssBytes`: the
- * largest VmHWM (the kernel's peak resident set) seen for a dynamic-provider host descended from
- * this command, sampled every `sampleMs`. Killed after `timeoutMs`.
- */
-export function runPulumi(binDir, cwd, args, env, { json = false, timeoutMs = 30 * 60_000, sampleMs = 200 } = {}) {
-  const fullArgs = json ? [...args, "--json"] : args;
-  return new Promise((resolve) => {
-    const start = nowMs();
-    const child = spawn(join(binDir, "pulumi"), fullArgs, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const providerPeak = new Map(); // pid → peak VmHWM bytes
-    const sample = () => {
-      for (const pid of descendants(child.pid)) {
-        // The launcher is a shell script running `node .../cmd/dynamic-provider <engine address>`.
-        const argv = cmdline(pid).split("\0");
-        if (!/(^|\/)node$/.test(argv[0]) || !/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "")) continue;
-        const hwm = statusField(pid, "VmHWM");
-        if (hwm !== undefined) providerPeak.set(pid, Math.max(providerPeak.get(pid) ?? 0, hwm));
-      }
-    };
-    const sampler = setInterval(sample, sampleMs);
-    let timedOut = false;
-    const killer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGINT");
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
-    }, timeoutMs);
-    child.on("close", (code) => {
-      clearInterval(sampler);
-      clearTimeout(killer);
-      const wallMs = nowMs() - start;
-      const summary = json ? parseJson(stdout) : undefined;
-      resolve({
-        args,
-        code: code ?? -1,
-        timedOut,
-        wallMs,
-        start,
-        end: start + wallMs,
-        output: stdout + stderr,
-        stdout,
-        stderr,
-        json: json ? summary : undefined,
-        providerPeakRssBytes: providerPeak.size ? Math.max(...providerPeak.values()) : undefined,
-        providerProcesses: providerPeak.size,
-      });
-    });
-  });
-}
+/** The operations the driver runs with engine events; any other command goes through its runner. */
+const OPERATIONS = new Set(["up", "preview", "refresh", "destroy"]);
 
 /**
- * What `--json` printed: `preview --json` prints one JSON document; `up` and `destroy --json`
- * stream engine events, one JSON object a line. Returns `{ document }` or `{ events, failedOps,
- * errors }` (resource operations that failed, and error diagnostics).
+ * One pulumi command (`--non-interactive` is implied). Resolves with wall time (ms), exit code,
+ * output, what the engine events say for `up`, `preview`, `refresh` and `destroy` (`json`: the
+ * failed resource operations, the error diagnostics, the summary's changes and the steps) and
+ * `providerPeakRssBytes`: the largest VmHWM (the kernel's peak resident set) seen for a
+ * dynamic-provider host descended from this process while the command ran, sampled every
+ * `sampleMs`. Stopped after `timeoutMs`.
+ *
+ * @param {PulumiProject} project
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ * @param {{ timeoutMs?: number, sampleMs?: number }} options
  */
-function parseJson(text) {
+async function measure(project, args, env, { timeoutMs = 30 * 60_000, sampleMs = 200 }) {
+  const [command, ...flags] = args.filter((a) => a !== "--non-interactive");
+  /** @type {Map<number, number>} pid → peak VmHWM bytes */
+  const providerPeak = new Map();
+  const sample = () => {
+    for (const pid of descendants(process.pid)) {
+      // The launcher is a shell script running `node .../cmd/dynamic-provider <engine address>`.
+      const argv = cmdline(pid).split("\0");
+      if (!/(^|\/)node$/.test(argv[0]) || !/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "")) continue;
+      const hwm = statusField(pid, "VmHWM");
+      if (hwm !== undefined) providerPeak.set(pid, Math.max(providerPeak.get(pid) ?? 0, hwm));
+    }
+  };
+  const sampler = setInterval(sample, sampleMs);
+  const start = nowMs();
+  const options = { allowFailure: true, env, timeoutMs };
+  /** @type {import("../../scripts/lib/pulumi-driver.mjs").RunResult & Partial<import("../../scripts/lib/pulumi-driver.mjs").OperationResult>} */
+  let r;
   try {
-    return { document: JSON.parse(text) };
-  } catch {
-    // event stream
+    // `refresh --yes` without --skip-preview (a preview pass, then the refresh) is no operation of the Automation API.
+    const operation = OPERATIONS.has(command) && (command !== "refresh" || flags.includes("--skip-preview"));
+    r = operation
+      ? await project.operation(/** @type {import("../../scripts/lib/pulumi-driver.mjs").Operation} */ (command), flags, options)
+      : await project.run([command, ...flags], options);
+  } finally {
+    clearInterval(sampler);
   }
-  const events = [];
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      events.push(JSON.parse(line));
-    } catch {
-      // not an event line
-    }
-  }
-  const failedOps = events.filter((e) => e.resOpFailedEvent).map((e) => e.resOpFailedEvent.metadata?.urn);
-  const errors = events
-    .filter((e) => e.diagnosticEvent && e.diagnosticEvent.severity === "error")
-    .map((e) => `${e.diagnosticEvent.urn ?? ""} ${e.diagnosticEvent.message}`.trim());
-  const summary = events.find((e) => e.summaryEvent)?.summaryEvent;
-  return { events: events.length, failedOps, errors, summary };
+  const wallMs = nowMs() - start;
+  return {
+    args,
+    code: r.code,
+    timedOut: r.timedOut,
+    wallMs,
+    start,
+    end: start + wallMs,
+    output: r.output,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    json: r.events && {
+      failedOps: (r.steps ?? []).filter((s) => s.kind === "failed").map((s) => s.urn),
+      errors: r.errors ?? [],
+      summary: r.summary,
+      steps: (r.steps ?? []).filter((s) => s.kind === "pre"),
+    },
+    providerPeakRssBytes: providerPeak.size ? Math.max(...providerPeak.values()) : undefined,
+    providerProcesses: providerPeak.size,
+  };
 }
 
-function children(pid) {
-  try {
-    const dir = `/proc/${pid}/task`;
-    const out = [];
-    for (const tid of readdirSync(dir)) {
-      const text = readFileSync(`${dir}/${tid}/children`, "utf8").trim();
-      if (text) out.push(...text.split(/\s+/).map(Number));
-    }
-    return out;
-  } catch {
-    return [];
-  }
-}
-
-function descendants(pid) {
-  const out = [];
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop();
-    for (const c of children(p)) {
-      out.push(c);
-      stack.push(c);
-    }
-  }
-  return out;
-}
-
+/** @param {number} pid */
 function cmdline(pid) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8");
@@ -234,7 +197,12 @@ function cmdline(pid) {
   }
 }
 
-/** A `kB` field of /proc/<pid>/status, in bytes. */
+/**
+ * A `kB` field of /proc/<pid>/status, in bytes.
+ *
+ * @param {number} pid
+ * @param {string} field
+ */
 function statusField(pid, field) {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));

@@ -73,11 +73,11 @@ describe.skipIf(lifecycleSkipped())("examples/fleet (real CLI, emulator)", () =>
   it(
     "a size changed in stack config scales that cluster in place with one PATCH",
     async () => {
-      await project.run(["config", "set", "--path", "clusters.web.workers", "3"]);
-      await project.run(["config", "set", "--path", "clusters.web.nodeSize", "medium"]);
+      await project.setConfig("clusters.web.workers", 3, { path: true });
+      await project.setConfig("clusters.web.nodeSize", "medium", { path: true });
       await emu.control.resetRequestCounts();
 
-      const up = track(await project.upJson());
+      const up = track(await project.up());
       const ops = up.steps.filter((s) => s.type === CLUSTER_TYPE && s.kind === "pre").map((s) => `${s.urn.split("::").pop()}:${s.op}`);
       expect(ops.sort()).toEqual(["jobs:same", "web:update"]);
       expect(await mutations(emu)).toEqual({ post: 0, patch: 1, del: 0 });
@@ -93,14 +93,12 @@ describe.skipIf(lifecycleSkipped())("examples/fleet (real CLI, emulator)", () =>
   it(
     "the prod stack's config is valid: its preview plans two HA clusters",
     async () => {
-      await project.run(["stack", "init", "prod"]);
-      const preview = track(await project.run(["preview", "--stack", "prod", "--json"]));
-      const plan = JSON.parse(preview.stdout);
-      const creates = plan.steps.filter((s: any) => s.newState?.type === CLUSTER_TYPE && s.op === "create");
-      const inputs = Object.fromEntries(creates.map((s: any) => [s.newState.inputs.name, s.newState.inputs]));
+      const prod = await project.otherStack("prod");
+      const preview = track(await prod.preview());
+      const creates = preview.steps.filter((s) => s.kind === "pre" && s.type === CLUSTER_TYPE && s.op === "create");
+      const inputs = Object.fromEntries(creates.map((s) => [s.metadata.new?.inputs.name, s.metadata.new?.inputs]));
       expect(inputs["prod-web"]).toMatchObject({ controlPlanes: 3, workers: 6, nodeSize: "large" });
       expect(inputs["prod-jobs"]).toMatchObject({ controlPlanes: 3, workers: 4, nodeSize: "xlarge" });
-      await project.run(["stack", "select", "dev"]);
     },
     STEP,
   );
@@ -109,7 +107,7 @@ describe.skipIf(lifecycleSkipped())("examples/fleet (real CLI, emulator)", () =>
     "destroy deletes every cluster of the fleet",
     async () => {
       await emu.control.resetRequestCounts();
-      track(await project.destroy(["--stack", "dev"]));
+      track(await project.destroy());
       expect(await emu.clusters()).toEqual([]);
       expect(await mutations(emu)).toEqual({ post: 0, patch: 0, del: 2 });
       created = false;

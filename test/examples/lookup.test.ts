@@ -44,7 +44,7 @@ describe.skipIf(lifecycleSkipped())("examples/lookup (real CLI, emulator with cl
   it(
     "up creates no resource and exports a summary of every cluster and its nodes",
     async () => {
-      const up = await project.upJson();
+      const up = await project.up();
       const custom = up.steps.filter((s) => s.kind === "pre" && s.type !== "pulumi:pulumi:Stack");
       expect(custom).toEqual([]);
 

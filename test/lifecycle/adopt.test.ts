@@ -57,7 +57,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle adopt: Cluster.get and the import
     "7a. Cluster.get reads the existing cluster; destroy leaves it in place",
     async () => {
       await emu.control.resetRequestCounts();
-      const up = await getter.upJson();
+      const up = await getter.up();
       const steps = up.steps.filter((s) => s.type === CLUSTER_TYPE);
       expect(steps.map((s) => s.op)).toContain("read");
       expect(await getter.outputs()).toMatchObject({ id, name: "existing", status: "running", workers: 2, kubeconfig: "[secret]" });

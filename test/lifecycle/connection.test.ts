@@ -86,8 +86,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
       let output = "";
       const line = new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); attempt 2 in \\d+(ms|s)`);
       const seen = new Promise<void>((ok) => {
-        void dead.up([], {
-          allowFailure: true,
+        void dead.spawn(["up", "--yes", "--skip-preview"], {
           onSpawn: (c) => (child = c),
           onOutput: (d) => {
             output += d;

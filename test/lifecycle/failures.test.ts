@@ -65,7 +65,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle failures: real pulumi CLI against
       expect(preview.output).toMatch(/\+-\s+pulumi-nodejs:dynamic\/cms:Cluster\s+cluster\s+replace/);
 
       await emu.control.resetRequestCounts();
-      const up = await named.upJson();
+      const up = await named.up();
       const steps = up.steps.filter((s) => s.type === CLUSTER_TYPE);
       const deleted = steps.find((s) => s.op === "delete-replaced" && s.kind === "outputs");
       const created = steps.find((s) => s.op === "create-replacement" && s.kind === "pre");
@@ -99,7 +99,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle failures: real pulumi CLI against
       expect(broken.status).toBe("error");
       expect((await auto.clusterResources())[0].id).toBe(broken.id);
 
-      const up = await auto.upJson();
+      const up = await auto.up();
       const steps = up.steps.filter((s) => s.type === CLUSTER_TYPE);
       const created = steps.find((s) => s.op === "create-replacement" && s.kind === "outputs");
       const deleted = steps.find((s) => s.op === "delete-replaced" && s.kind === "pre");

@@ -66,7 +66,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
    */
   async function killWhen(p: PulumiProject, args: string[], reached: () => Promise<boolean>, what: string) {
     let pid: number | undefined;
-    const run = p.run(args, { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
+    const run = p.spawn(args, { onSpawn: (c) => (pid = c.pid) });
     let killed: number[] = [];
     const done = { finished: false };
     void run.then(() => (done.finished = true));
@@ -78,10 +78,10 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     return { result, killed };
   }
 
-  /** The pipeline's next run: `pulumi cancel --yes`, then the same command. */
-  async function nextRun(p: PulumiProject, args: string[]): Promise<RunResult> {
-    await p.run(["cancel", "--yes"], { allowFailure: true });
-    const result = await p.run(args, { allowFailure: true });
+  /** The pipeline's next run: `pulumi cancel --yes`, then the same command (`up` or `destroy`). */
+  async function nextRun(p: PulumiProject, command: "up" | "destroy"): Promise<RunResult> {
+    await p.cancel();
+    const result = await p[command]([], { allowFailure: true });
     expect(result.code, result.output.split("\n").slice(-30).join("\n")).toBe(0);
     return result;
   }
@@ -147,9 +147,9 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       const name = await seededName(p);
       const [orphan] = await newSince(known);
       expect(orphan.name).toBe(name);
-      await p.run(["cancel", "--yes"], { allowFailure: true });
+      await p.cancel();
       expect((await p.preview([])).output).toContain(name);
-      const next = await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      const next = await nextRun(p, "up");
       expect(next.output).toMatch(/taken over/);
       const owned = await assertClean(p);
       expect(owned).toEqual([orphan.id]);
@@ -168,7 +168,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       const name = await seededName(p);
       // The service finishes the request it received although nobody waits for the answer.
       await eventually(async () => (await byName(name)).length === 1, { timeoutMs: 10_000, what: "the late create" });
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       const owned = await assertClean(p);
       expect(owned).toEqual((await byName(name)).map((c) => c.id));
     },
@@ -184,10 +184,10 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       await emu.waitForCluster(console, (c) => c?.status === "running", 30_000);
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName("pinned-b")).length === 2, "our POST");
       const ours = (await byName("pinned-b")).find((c) => c.id !== console)!;
-      await p.run(["cancel", "--yes"], { allowFailure: true });
+      await p.cancel();
       const rec = await recoverExplicit(p, ours.id, [console]);
       expect(rec.output).toContain(`cluster ${ours.id}`);
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       expect(await assertClean(p, [console])).toEqual([ours.id]);
       expect((await emu.clusters()).find((c) => c.id === console)).toMatchObject({ status: "running", workers: 2 });
       // Not this stack's to delete: the test removes it, so later tests see only their own.
@@ -209,10 +209,10 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
         "provisioning",
       );
       const [orphan] = await byName(await seededName(p));
-      await p.run(["cancel", "--yes"], { allowFailure: true });
+      await p.cancel();
       expect((await recover(p)).output).toContain(`cluster ${orphan.id}`);
       expect(await pendingOperations(p)).toEqual([]);
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       expect(await pendingOperations(p)).toEqual([]);
       expect(await assertClean(p)).toEqual([orphan.id]);
       // Idempotent: nothing pending, nothing done.
@@ -234,7 +234,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
         async () => (await emu.clusters()).some((c) => c.id === id && c.status === "scaling"),
         "scaling",
       );
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       expect(await assertClean(p)).toEqual([id]);
       expect((await emu.clusters()).find((c) => c.id === id)).toMatchObject({ workers: 3, status: "running" });
     },
@@ -251,7 +251,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       const fresh = await seededName(p, 1);
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName(fresh)).length > 0, "replacement created");
       const [replacement] = await byName(fresh);
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       const owned = await assertClean(p);
       expect(owned).toEqual([replacement.id]);
       expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
@@ -269,9 +269,9 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       const fresh = async () => (await byName("pinned-d")).filter((c) => c.id !== oldId);
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await fresh()).length > 0, "replacement created");
       const [replacement] = await fresh();
-      await p.run(["cancel", "--yes"], { allowFailure: true });
+      await p.cancel();
       expect((await recoverExplicit(p, replacement.id)).output).toContain(`cluster ${replacement.id}`);
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       expect(await assertClean(p)).toEqual([replacement.id]);
       expect((await emu.clusters()).some((c) => c.id === oldId)).toBe(false);
     },
@@ -290,7 +290,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
         async () => (await emu.clusters()).some((c) => c.id === id && c.status === "deleting"),
         "deleting",
       );
-      await nextRun(p, ["destroy", "--yes", "--skip-preview"]);
+      await nextRun(p, "destroy");
       await assertClean(p, [], { alive: false });
       expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
     },
@@ -303,7 +303,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       const p = await project();
       const known = await ids();
       let pid: number | undefined;
-      const run = p.run(["up", "--yes", "--skip-preview"], { allowFailure: true, onSpawn: (c) => (pid = c.pid) });
+      const run = p.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
       await eventually(async () => (await newSince(known)).some((c) => c.status === "provisioning"), {
         timeoutMs: 120_000,
         intervalMs: 25,
@@ -320,7 +320,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       process.kill(-pid!, "SIGKILL"); // what a runner that kills the job's process group does
       await run;
       await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 60_000, intervalMs: 500, what: "the provider host to exit" });
-      await nextRun(p, ["up", "--yes", "--skip-preview"]);
+      await nextRun(p, "up");
       await assertClean(p);
     },
     STEP_TIMEOUT,

@@ -118,7 +118,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
       await project.setConfig("workers", 3);
       await project.setConfig("nodeSize", "medium");
       await emu.control.resetRequestCounts();
-      const up = track(await project.upJson());
+      const up = track(await project.up());
 
       const ops = up.steps.filter((s) => s.type === CLUSTER_TYPE).map((s) => s.op);
       expect(new Set(ops)).toEqual(new Set(["update"]));
@@ -140,7 +140,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
     async () => {
       await project.setConfig("controlPlanes", 3);
       await emu.control.resetRequestCounts();
-      const up = track(await project.upJson());
+      const up = track(await project.up());
 
       const steps = up.steps.filter((s) => s.type === CLUSTER_TYPE);
       const deleteDone = steps.find((s) => s.op === "delete-replaced" && s.kind === "outputs");
@@ -177,7 +177,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
       expect(state.inputs.workers).toBe(5);
 
       await emu.control.resetRequestCounts();
-      const up = track(await project.upJson());
+      const up = track(await project.up());
       expect(up.steps.filter((s) => s.type === CLUSTER_TYPE).map((s) => s.op)).toContain("update");
       expect((await emu.control.requestCounts())[PATCH]).toBe(1);
       const [c] = await emu.clusters();

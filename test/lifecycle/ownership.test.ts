@@ -73,7 +73,7 @@ describe.skipIf(lifecycleSkipped())("ownership: no stack takes another stack's c
       // A's POST is cut before the service processes it (no reply at all, so A looks for the
       // cluster for its settle window); B's create of the same name lands meanwhile.
       await emu.control.injectFault({ kind: "drop", method: "POST", path: "/v1/clusters", count: 1 });
-      const aRun = a.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+      const aRun = a.up([], { allowFailure: true });
       await eventually(async () => ((await emu.control.requestCounts())["POST /v1/clusters"] ?? 0) >= 1, {
         timeoutMs: 120_000,
         intervalMs: 50,
