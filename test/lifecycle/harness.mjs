@@ -17,7 +17,6 @@
 // happens per run. The CLI runs as an async child process: the emulator answers from this very
 // process, so nothing here may block the event loop while pulumi runs.
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -57,11 +56,12 @@ export function lifecycleSkipped() {
  * @returns {typeof import("../../packages/emulator/src/index.js")}
  */
 function loadEmulatorModule() {
-  const file = path.join(REPO_ROOT, "packages/emulator/dist/packages/emulator/src/index.js");
-  if (!fs.existsSync(file)) {
-    throw new Error(`${file} is missing: run \`npm run build\` first (npm test does).`);
+  try {
+    return require("@pulumi-cms/emulator");
+  } catch (e) {
+    if (/** @type {NodeJS.ErrnoException} */ (e).code !== "MODULE_NOT_FOUND") throw e;
+    throw new Error("@pulumi-cms/emulator is not built: run `npm run build` first (npm test does).", { cause: e });
   }
-  return require(file);
 }
 
 /** Durations that keep a lifecycle run short but still show every transition. */

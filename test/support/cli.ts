@@ -3,13 +3,15 @@
  * the tests of its flags and output, and of what survives `kill -9`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expect } from "vitest";
 import { eventually } from "./eventually.mjs";
 
 const root = resolve(__dirname, "../..");
-export const CLI = join(root, "packages/emulator/dist/packages/emulator/src/cli.js");
+const emulatorPackage = join(root, "packages/emulator");
+/** The compiled `cms-emulator`, where the emulator's package.json says its bin is. */
+export const CLI = join(emulatorPackage, JSON.parse(readFileSync(join(emulatorPackage, "package.json"), "utf8")).bin["cms-emulator"]);
 
 /** Builds dist/ when the emulator's sources are newer than the compiled CLI (npm test builds first anyway). */
 export function ensureCliBuilt(): void {
