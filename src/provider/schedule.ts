@@ -9,11 +9,13 @@
  * `clamp(t / 9, 2 s, 60 s)`, never past the deadline. Calls grow with the logarithm of the wait
  * (43 for a 10-minute wait; past 9 minutes the 60 s cap takes over, so an hour costs 93).
  *
- * A wait that follows its operation's request also polls once at its start, before this schedule
- * (`waiter.ts`): that catches a service that is done when it answers, for one call more on a
- * service that is not. No schedule can both poll at once and keep the 43 polls of a 10-minute
- * wait: after a poll at 0 the promise needs the next by 2 s, and the greedy sequence 0, 2, 4, ...
- * 20, then t / 9 apart, needs 44 to pass 10 minutes.
+ * A wait that follows its operation's request polls at once instead (`waiter.ts`): that catches
+ * a service that is done when it answers. That early poll takes the place of the first one, and
+ * the schedule goes on from its second (3 s), so a wait makes as many polls as without it. The
+ * price is the first second: a change between the early poll and 1 s is seen at 3 s, 2 s later
+ * than the promise; every later change is seen when it would have been. (No schedule can poll at
+ * once and keep the promise from 0 with 43 polls for 10 minutes: after a poll at 0 it needs the
+ * next by 2 s, and the greedy sequence 0, 2, 4, ... 20, then t / 9 apart, needs 44.)
  */
 
 /** Knobs of the schedule; see {@link DEFAULT_POLL_SCHEDULE}. */
@@ -60,16 +62,32 @@ export function nextPollDelay(
 }
 
 /**
- * The instants (ms since the start) at which a wait of `durationMs` polls, ending with the first
- * poll at or after `durationMs`. For documentation, tests and benchmarks. (A wait that follows
- * its operation's request polls once more, at its start; see the module comment.)
+ * Milliseconds to wait after an early poll (one made at `elapsedMs`, before the schedule's first):
+ * until the schedule's second instant, or the usual delay when the early poll came later than
+ * that first one would have.
  */
-export function pollInstants(durationMs: number, schedule: PollSchedule = DEFAULT_POLL_SCHEDULE): number[] {
-  const instants: number[] = [];
+export function delayAfterEarlyPoll(
+  elapsedMs: number,
+  remainingMs: number = Number.POSITIVE_INFINITY,
+  schedule: PollSchedule = DEFAULT_POLL_SCHEDULE,
+): number {
+  const second = schedule.firstDelayMs + nextPollDelay(schedule.firstDelayMs, Number.POSITIVE_INFINITY, schedule, false);
+  const wanted = Math.max(second - elapsedMs, nextPollDelay(elapsedMs, Number.POSITIVE_INFINITY, schedule, false));
+  return Math.max(0, Math.min(wanted, remainingMs));
+}
+
+/**
+ * The instants (ms since the start) at which a wait of `durationMs` polls, ending with the first
+ * poll at or after `durationMs`. `early`: the wait follows its operation's request, so it polls
+ * at 0 and then from the schedule's second instant (see the module comment). For documentation,
+ * tests and benchmarks.
+ */
+export function pollInstants(durationMs: number, schedule: PollSchedule = DEFAULT_POLL_SCHEDULE, early = false): number[] {
+  const instants: number[] = early ? [0] : [];
   let t = 0;
-  do {
-    t += nextPollDelay(t, Number.POSITIVE_INFINITY, schedule, instants.length === 0);
+  while (instants.length === 0 || t < durationMs) {
+    t += early && instants.length === 1 ? delayAfterEarlyPoll(t, Number.POSITIVE_INFINITY, schedule) : nextPollDelay(t, Number.POSITIVE_INFINITY, schedule, instants.length === 0);
     instants.push(t);
-  } while (t < durationMs);
+  }
   return instants;
 }

@@ -5,12 +5,12 @@
  * scaling, upgrading and deleting mean "not yet"; error means stop), honours the operation's
  * deadline and reports progress.
  *
- * A wait that follows the request starting its operation (an `early` wait) polls once before the
- * schedule does, as soon as it may: a service can be done by the time it answers, and then the
- * operation ends without idling to the schedule's first poll (1 s). Alone, that poll comes at
- * once; shared, once every request of its wave is answered, so one listing serves the wave. A
- * service that is not done yet costs that one call more; the schedule's polls stay where they
- * were, so nothing is noticed later than without it.
+ * A wait that follows the request starting its operation (an `early` wait) makes its first poll
+ * as soon as it may instead of at the schedule's first instant (1 s): a service can be done by the
+ * time it answers, and then the operation ends without idling. Alone, that poll comes at once;
+ * shared, once every request of its wave is answered, so one listing serves the wave. The next
+ * poll is the schedule's second (3 s), so the wait costs no more calls than without it (see
+ * `schedule.ts` for the one change it notices later).
  */
 import type { Clock } from "../shared/clock";
 import { runtimeClock } from "../shared/runtime";
@@ -19,7 +19,7 @@ import { formatDuration } from "./durations";
 import { isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";
 import { progressLine } from "./progress-line";
-import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollSchedule } from "./schedule";
+import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
 import { type SharedPoller, sharedPollerFor } from "./shared-poll";
 
 /** What the wait is for. */
@@ -165,14 +165,18 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   const shared = sharedPollerOf(options);
 
   let early = options.early !== false;
+  let afterEarly = false;
 
   for (;;) {
     const now = clock.now();
-    const delay = nextPollDelay(now - start, deadline - now, schedule, polls === 0);
-    // The early poll comes before the schedule's: at once alone; shared, as soon as the wave's
-    // requests are answered, at the latest when the schedule's first poll is due (it is then that one).
+    const delay = afterEarly
+      ? delayAfterEarlyPoll(now - start, deadline - now, schedule)
+      : nextPollDelay(now - start, deadline - now, schedule, polls === 0);
+    // The early poll takes the schedule's first one's place: at once alone; shared, as soon as the
+    // wave's requests are answered, at the latest when that first poll is due.
     const thisEarly = early;
     early = false;
+    afterEarly = thisEarly;
     if (delay > 0 && !shared && !thisEarly) await clock.sleep(delay);
 
     let cluster: ApiCluster | undefined;
@@ -200,7 +204,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
       lastProblem = safeMessage(e, options.secrets);
     }
 
-    if (!thisEarly || clock.now() - start >= schedule.firstDelayMs) polls += 1;
+    polls += 1;
 
     if (cluster) {
       last = cluster;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLL_SCHEDULE, nextPollDelay, pollInstants } from "../../src/provider/schedule";
+import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, pollInstants } from "../../src/provider/schedule";
 
 describe("poll schedule", () => {
   it("polls quickly at first so fast operations cost one call", () => {
@@ -48,6 +48,29 @@ describe("poll schedule", () => {
     expect(tenMinutes).toBeLessThanOrEqual(45);
     expect(oneHour).toBeLessThanOrEqual(95);
     expect(pollInstants(60_000).length).toBeLessThanOrEqual(22);
+  });
+
+  it("an early poll takes the first poll's place: the next is the schedule's second, and a wait costs no more polls", () => {
+    expect(delayAfterEarlyPoll(0)).toBe(3_000);
+    expect(delayAfterEarlyPoll(40)).toBe(2_960);
+    // A shared early poll that came when the first was due is that first poll.
+    expect(delayAfterEarlyPoll(1_000)).toBe(2_000);
+    expect(delayAfterEarlyPoll(1_800)).toBe(2_000);
+    expect(delayAfterEarlyPoll(0, 500)).toBe(500);
+    const early = pollInstants(600_000, DEFAULT_POLL_SCHEDULE, true);
+    expect(early.slice(0, 3)).toEqual([0, 3_000, 5_000]);
+    expect(early.length).toBe(pollInstants(600_000).length);
+    expect(early.length).toBe(43);
+    // From the second poll on, the very instants of the wait without it.
+    expect(early.slice(1)).toEqual(pollInstants(600_000).slice(1));
+  });
+
+  it("with an early poll, still notices within max(2 s, 10 %) every change after the first second", () => {
+    const instants = pollInstants(2 * 3_600_000, DEFAULT_POLL_SCHEDULE, true);
+    expect(instants[1] - instants[0]).toBe(3_000);
+    for (let i = 2; i < instants.length; i++) {
+      expect(instants[i] - instants[i - 1]).toBeLessThanOrEqual(Math.max(2_000, 0.1 * instants[i]) + 1e-6);
+    }
   });
 
   it("exposes its knobs", () => {

@@ -38,8 +38,11 @@ export async function update(
           last = await waits.running(id, false);
         },
       );
-      onProgress?.(`${last.status}: ${describePatch(patch)}`);
-      if (last.status !== "running") last = await waits.running(id);
+      // Done at once (the answer says running): the last line below says so, one message fewer.
+      if (last.status !== "running") {
+        onProgress?.(`${last.status}: ${describePatch(patch)}`);
+        last = await waits.running(id);
+      }
     } else {
       last = await client.getCluster(id);
       if (last.status !== "running") last = await waits.running(id, false);
