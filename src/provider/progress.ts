@@ -17,6 +17,12 @@ export interface ProgressSink {
    */
   report(urn: string, message: string): void | Promise<void>;
   /**
+   * Show the last line of an operation for `urn`, and resolve once it is delivered: the CLI keeps
+   * showing a resource's last line next to its final status, so it must be sent before the
+   * operation returns. Sinks without it get {@link report}.
+   */
+  end?(urn: string, message: string): Promise<void>;
+  /**
    * Show a warning for the resource `urn` that stays in the CLI's output (diagnostics).
    * Resolves once delivered (or given up on): await it before the operation returns, or the
    * engine may finish the step before the warning arrives.
@@ -56,7 +62,45 @@ async function delivered(sending: void | Promise<void> | undefined): Promise<voi
  * stale.
  */
 export async function endProgress(urn: string | undefined, outcome: string): Promise<void> {
-  if (urn) await delivered(progressSink()?.report(urn, outcome));
+  const sink = urn ? progressSink() : undefined;
+  if (urn && sink) await delivered(sink.end ? sink.end(urn, outcome) : sink.report(urn, outcome));
+}
+
+/** How long a transient line is held before it is sent; see {@link holdingLines}. */
+export const LINE_HOLD_MS = 100;
+
+/**
+ * Transient lines through `send`, each held for `holdMs` first: a line that a newer one (or the
+ * operation's last) replaces meanwhile is never sent. An operation that the service finishes at
+ * once then costs the engine one message, its last, instead of one per step; on a longer one,
+ * each line shows a tenth of a second later.
+ */
+export function holdingLines(
+  send: (urn: string, message: string) => Promise<void>,
+  holdMs: number = LINE_HOLD_MS,
+): Pick<Required<ProgressSink>, "report" | "end"> {
+  const held = new Map<string, { message: string; timer: ReturnType<typeof setTimeout> }>();
+  return {
+    report(urn, message) {
+      const line = held.get(urn);
+      if (line) {
+        line.message = message;
+        return;
+      }
+      const timer = setTimeout(() => {
+        const latest = held.get(urn);
+        held.delete(urn);
+        if (latest) void send(urn, latest.message);
+      }, holdMs);
+      held.set(urn, { message, timer });
+    },
+    end(urn, message) {
+      const line = held.get(urn);
+      if (line) clearTimeout(line.timer);
+      held.delete(urn);
+      return send(urn, message);
+    },
+  };
 }
 
 /** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns. */
@@ -116,7 +160,7 @@ function connectToEngine(): ProgressSink | null {
       return delivered;
     };
     return {
-      report: (urn, message) => send(urn, message, engproto.LogSeverity.INFO, true),
+      ...holdingLines((urn, message) => send(urn, message, engproto.LogSeverity.INFO, true)),
       warn: (urn, message) => send(urn, message, engproto.LogSeverity.WARNING, false),
     };
   } catch {

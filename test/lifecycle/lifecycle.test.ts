@@ -43,7 +43,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
 
   beforeAll(async () => {
     await findPulumi(); // fails with instructions when there is no CLI
-    // 3 s of provisioning: the first poll (1 s) sees nodes still coming up, so a progress line shows.
+    // 3 s of provisioning: the early poll sees nodes still coming up, so a progress line shows.
     emu = await startLifecycleEmulator({ provisionSeconds: 3 });
     project = await createProject({
       name: "cms-lc-main",

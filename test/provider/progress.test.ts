@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { engineAddressFromHost } from "../../src/provider/progress";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { engineAddressFromHost, holdingLines } from "../../src/provider/progress";
 import { progressLine } from "../../src/provider/progress-line";
 
 describe("progress", () => {
@@ -18,5 +18,49 @@ describe("progress", () => {
     expect(engineAddressFromHost(["node", "vitest", "run"], "/x/vitest.mjs")).toBeUndefined();
     expect(engineAddressFromHost(["node", host], host)).toBeUndefined();
     expect(engineAddressFromHost(["node", host, "--flag"], host)).toBeUndefined();
+  });
+
+  describe("transient lines", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    const recorder = () => {
+      const sent: string[] = [];
+      const lines = holdingLines(async (urn, message) => {
+        sent.push(`${urn}: ${message}`);
+      }, 100);
+      return { sent, lines };
+    };
+
+    it("sends only the last line of an operation that ends within the hold", async () => {
+      vi.useFakeTimers();
+      const { sent, lines } = recorder();
+      lines.report("u1", "provisioning: cluster cls_1 accepted");
+      await lines.end("u1", "running: cluster cls_1 ready");
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(sent).toEqual(["u1: running: cluster cls_1 ready"]);
+    });
+
+    it("sends the newest held line of each resource once the hold is over", async () => {
+      vi.useFakeTimers();
+      const { sent, lines } = recorder();
+      lines.report("u1", "provisioning (0s)");
+      lines.report("u2", "deleting");
+      await vi.advanceTimersByTimeAsync(50);
+      lines.report("u1", "provisioning: 1/3 nodes ready (0s)");
+      expect(sent).toEqual([]);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(sent).toEqual(["u1: provisioning: 1/3 nodes ready (0s)", "u2: deleting"]);
+      lines.report("u1", "provisioning: 2/3 nodes ready (3s)");
+      await vi.advanceTimersByTimeAsync(100);
+      await lines.end("u1", "running: cluster cls_1 ready");
+      expect(sent).toEqual([
+        "u1: provisioning: 1/3 nodes ready (0s)",
+        "u2: deleting",
+        "u1: provisioning: 2/3 nodes ready (3s)",
+        "u1: running: cluster cls_1 ready",
+      ]);
+    });
   });
 });
