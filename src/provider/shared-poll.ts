@@ -25,13 +25,14 @@
  *   round already sees it done). That poll waits while a request of the connection starting an
  *   operation is unanswered ({@link SharedPoller.sending}), and, while more operations may come
  *   (the engine has checked resources whose operation has not started, {@link expectOperation};
- *   or it has already run several at once: a destroy's deletes are not checked first), until as
- *   many operations wait as the largest wave so far (the engine's slots, `--parallel`, are full:
- *   no other operation starts before one of them ends) or the connection has been quiet for
- *   {@link GATHER_MS} (the engine starts the next operation milliseconds to tens of milliseconds
- *   after the previous one). So a wave's first round is one listing, and the last operation of an
- *   `up` does not wait for others; at the latest a first poll comes at the waiter's own delay (the
- *   schedule's first poll).
+ *   or it has already run several at once: a destroy's deletes are not checked first), until the
+ *   engine's slots (`--parallel`) are full, so that no other operation starts before one of them
+ *   ends: as many operations wait as the largest wave so far, or an operation the engine has
+ *   checked has not started within {@link SLOTS_FULL_MS} (it starts milliseconds after its check
+ *   when a slot is free); or until the connection has been quiet for {@link GATHER_MS} (the engine
+ *   starts the next operation milliseconds to tens of milliseconds after the previous one). So a
+ *   wave's first round is one listing, and the last operation of an `up` does not wait for
+ *   others; at the latest a first poll comes at the waiter's own delay (the schedule's first poll).
  * - After listings that showed none of the clusters on their first poll after a DELETE (a
  *   service that deletes at once), such a poll is a GET of its own, at once: no listing could
  *   answer it.
@@ -47,6 +48,12 @@ import { sharedLister } from "./listings";
 export const GATHER_MS = 100;
 
 /**
+ * Time after its check in which an operation starts when the engine has a slot free for it; one
+ * that has not started by then waits for a slot, so the slots are full and the wave complete.
+ */
+export const SLOTS_FULL_MS = 40;
+
+/**
  * An operation may come for `urn`: it was checked (a create follows a check without old inputs in
  * `up`; an update may follow one with them). Until it starts or its diff finds no change, first
  * rounds wait for it. One set for every connection (the runtime's `expected`): `check` and `diff`
@@ -57,7 +64,11 @@ export const GATHER_MS = 100;
 export function expectOperation(urn: unknown): void {
   const expected = runtime().expected;
   expected.announcing = true;
-  if (typeof urn === "string") expected.urns.add(urn);
+  if (typeof urn === "string") {
+    expected.urns.set(urn, runtimeClock().now());
+    // A first round that waits may now go when this operation does not start (see SLOTS_FULL_MS).
+    for (const poller of runtime().pollers.values()) poller.touch();
+  }
 }
 
 /** No operation is to come for `urn` any more: it has started, or its diff found no change. */
@@ -198,7 +209,8 @@ export class SharedPoller {
     const expected = runtime().expected;
     if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
     if (this.largestWave > 1 && new Set(firsts.map((w) => w.id)).size >= this.largestWave) return now;
-    return this.lastActivityAt + GATHER_MS;
+    const slotsFullAt = expected.urns.size > 0 ? Math.min(...expected.urns.values()) + SLOTS_FULL_MS : Number.POSITIVE_INFINITY;
+    return Math.max(now, Math.min(slotsFullAt, this.lastActivityAt + GATHER_MS));
   }
 
   /**

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { SharedPoller, expectOperation, GATHER_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
+import { SharedPoller, expectOperation, GATHER_MS, SLOTS_FULL_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
 import { runtime } from "../../src/shared/runtime";
 import { eventually } from "../support/eventually.mjs";
@@ -187,8 +187,8 @@ describe("SharedPoller rules (fake client)", () => {
     expect(f.calls).toEqual(["list 1"]);
   });
 
-  /** A pause shorter than GATHER_MS, in which a first round that did not wait would go. */
-  const pause = () => new Promise((resolve) => setTimeout(resolve, GATHER_MS / 4));
+  /** A pause shorter than GATHER_MS and SLOTS_FULL_MS, in which a first round that did not wait would go. */
+  const pause = () => new Promise((resolve) => setTimeout(resolve, Math.min(GATHER_MS, SLOTS_FULL_MS) / 4));
 
   it("holds a wave's first polls until its requests are answered, then serves them with one listing", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
@@ -237,6 +237,28 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1"]);
     } finally {
       stopExpecting(next);
+      runtime().pollers.clear();
+    }
+  });
+
+  it("a first poll waits no longer than it takes a checked operation that has a free slot to start", async () => {
+    const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots-full" });
+    if (!poller) throw new Error("a listing client has a shared poller");
+    const blocked = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::blocked";
+    // Activity on the connection all along: a quiet spell never comes.
+    const busy = setInterval(() => poller.touch(), GATHER_MS / 10);
+    try {
+      const started = Date.now();
+      const wave = Promise.all(["a", "b"].map((id) => poller.observe(id, 60_000, { first: true })));
+      // Checked, and then it does not start: it waits for one of the slots a and b hold.
+      expectOperation(blocked);
+      await wave;
+      expect(Date.now() - started).toBeLessThan(SLOTS_FULL_MS + GATHER_MS);
+      expect(f.calls).toEqual(["list 1"]);
+    } finally {
+      clearInterval(busy);
+      stopExpecting(blocked);
       runtime().pollers.clear();
     }
   });
