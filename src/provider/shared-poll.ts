@@ -33,12 +33,14 @@
  *   starts the next operation milliseconds to tens of milliseconds after the previous one). So a
  *   wave's first round is one listing, and the last operation of an `up` does not wait for
  *   others; at the latest a first poll comes at the waiter's own delay (the schedule's first poll).
- * - After listings that showed none of the clusters on their first poll after a DELETE (a
- *   service that deletes at once), such a poll is a GET of its own, at once: no listing could
- *   answer it.
+ * - A first poll after a DELETE, as long as nothing has shown how the service deletes, is a GET of
+ *   its own, at once: it answers 404 from a service that deletes at once, which no listing could
+ *   prove. After one that showed that (or listings that showed none of the clusters on their
+ *   first poll after a DELETE), such polls stay GETs of their own, at once; after one that found
+ *   its cluster still there (a service that takes its time), they share listings as above.
  */
 import { clusterPages } from "../client/pagination";
-import { NotFoundError } from "../client/errors";
+import { isNotFound, NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
 import { runtime, runtimeClock } from "../shared/runtime";
@@ -122,8 +124,10 @@ export class SharedPoller {
   private readonly listed = new Set<string>();
   /** Most clusters on their first poll served by one round so far: the engine's slots, as seen. */
   private largestWave = 0;
-  /** The last listing showed none of the clusters on their first poll after a DELETE that it was asked about. */
+  /** The last listing or GET showed none of the clusters on their first poll after a DELETE that it was asked about. */
   private firstPollsMissed = false;
+  /** Some first poll after a DELETE has been answered: {@link firstPollsMissed} is evidence, not a default. */
+  private deletesSeen = false;
 
   constructor(
     private readonly client: SharedPollClient,
@@ -200,10 +204,10 @@ export class SharedPoller {
 
   /** When the wave's first round may go (see the module comment). */
   private waveDueAt(now: number): number {
-    if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
     const firsts = this.waiting.filter((w) => w.first);
-    // Each gets its own GET anyway: nothing to share.
+    // Each gets its own GET anyway: nothing to share, so nothing to wait for.
     if (firsts.every((w) => this.direct(w))) return now;
+    if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
     // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
     // has run several at once already.
     const expected = runtime().expected;
@@ -214,11 +218,12 @@ export class SharedPoller {
   }
 
   /**
-   * A first poll, after its DELETE, of a cluster never listed, once listings have shown none such
-   * (a service that deletes at once): a listing could not answer it, its own GET does.
+   * A first poll, after its DELETE, of a cluster never listed, unless such polls have found their
+   * clusters still there (a service that takes its time): a listing could not answer it, its own
+   * GET does.
    */
   private direct(w: Waiting): boolean {
-    return this.firstPollsMissed && w.first && w.gone && !this.listed.has(w.id);
+    return (this.firstPollsMissed || !this.deletesSeen) && w.first && w.gone && !this.listed.has(w.id);
   }
 
   private async round(): Promise<void> {
@@ -253,13 +258,28 @@ export class SharedPoller {
         answer(id, { error });
       }
     };
+    // A direct first poll after a DELETE tells how this service deletes (see `direct`).
+    const learn = async (id: string): Promise<void> => {
+      try {
+        const cluster = await this.client.getCluster(id);
+        this.deletesSeen = true;
+        this.firstPollsMissed = false;
+        answer(id, { ok: { cluster, shared: false } });
+      } catch (error) {
+        if (isNotFound(error)) {
+          this.firstPollsMissed = true;
+          this.deletesSeen = true;
+        }
+        answer(id, { error });
+      }
+    };
     // A first poll after a DELETE of a cluster never listed can only be answered by a listing that
-    // still shows it; after listings that showed none of them, its own GET does (see `direct`).
+    // still shows it; a GET of its own answers it in any case (see `direct`).
     const unseen = new Set(ids.filter((id) => !this.listed.has(id) && batch.some((w) => w.id === id && w.first && w.gone)));
     const direct = ids.filter((id) => batch.some((w) => w.id === id && this.direct(w)));
     const listable = ids.filter((id) => !direct.includes(id));
     if (listable.length <= 1 || this.pages > listable.length) {
-      await Promise.all(ids.map(single));
+      await Promise.all([...direct.map(learn), ...listable.map(single)]);
       return;
     }
     let listing: { items: Map<string, ApiCluster>; complete: boolean };
@@ -267,12 +287,15 @@ export class SharedPoller {
       listing = await this.listAll();
     } catch (error) {
       for (const id of listable) answer(id, { error });
-      await Promise.all(direct.map(single));
+      await Promise.all(direct.map(learn));
       return;
     }
     const shown = listable.filter((id) => unseen.has(id));
-    if (shown.length > 0) this.firstPollsMissed = shown.every((id) => !listing.items.has(id));
-    const alone: string[] = [...direct];
+    if (shown.length > 0) {
+      this.firstPollsMissed = shown.every((id) => !listing.items.has(id));
+      this.deletesSeen = true;
+    }
+    const alone: string[] = [];
     for (const id of listable) {
       const cluster = listing.items.get(id);
       if (cluster) {
@@ -285,7 +308,7 @@ export class SharedPoller {
         alone.push(id);
       }
     }
-    await Promise.all(alone.map(single));
+    await Promise.all([...direct.map(learn), ...alone.map(single)]);
   }
 
   /** Every cluster of the account, page by page; `complete` when one page held them all. */

@@ -286,20 +286,50 @@ describe("SharedPoller rules (fake client)", () => {
     }
   });
 
-  it("after listings that showed none of the clusters on their first poll, polls such clusters with their own GET", async () => {
-    // A service that deletes at once: after its DELETE, a cluster is already missing from lists.
+  const goneOf = (poller: SharedPoller) => (id: string) =>
+    poller.observe(id, 0, { first: true, gone: true }).then(
+      (o) => o.cluster.status,
+      (e: { status?: number }) => e.status,
+    );
+
+  it("polls a cluster after its DELETE with its own GET at once, while the wave's other DELETEs are out, when the service deletes at once", async () => {
     const f = fakeClient(() => []);
     const poller = new SharedPoller(f.client);
-    const gone = (id: string) =>
-      poller.observe(id, 0, { first: true, gone: true }).then(
-        () => "found",
-        (e: { status?: number }) => e.status,
-      );
-    expect(await Promise.all([gone("a"), gone("b")])).toEqual([404, 404]);
-    expect(f.calls.sort()).toEqual(["get a", "get b", "list 1"]);
+    const gone = goneOf(poller);
+    let answerB: () => void = () => undefined;
+    const bSent = poller.sending(() => new Promise<void>((resolve) => (answerB = resolve)));
+    // a's DELETE was answered, b's is still out: a's first poll does not wait for it.
+    expect(await gone("a")).toBe(404);
+    expect(f.calls).toEqual(["get a"]);
+    answerB();
+    await bSent;
+    expect(await Promise.all([gone("b"), gone("c")])).toEqual([404, 404]);
+    expect(f.calls.sort()).toEqual(["get a", "get b", "get c"]);
+  });
+
+  it("after a first poll that found its cluster still deleting, a wave's first polls share a listing", async () => {
+    const deleting = new Set(["a", "b", "c"]);
+    const f = fakeClient(() => [...deleting].map((id) => cluster(id, "deleting")));
+    const poller = new SharedPoller(f.client);
+    const gone = goneOf(poller);
+    expect(await gone("a")).toBe("deleting");
     f.calls.length = 0;
-    expect(await Promise.all([gone("c"), gone("d")])).toEqual([404, 404]);
-    expect(f.calls.sort()).toEqual(["get c", "get d"]);
+    expect(await Promise.all([gone("b"), gone("c")])).toEqual(["deleting", "deleting"]);
+    expect(f.calls).toEqual(["list 1"]);
+  });
+
+  it("after listings that showed none of the clusters on their first poll, polls such clusters with their own GET", async () => {
+    // Learnt from a listing: a service that takes its time, then one that deletes at once.
+    const listed = new Set(["a", "b"]);
+    const f = fakeClient(() => [...listed].map((id) => cluster(id, "deleting")));
+    const poller = new SharedPoller(f.client);
+    const gone = goneOf(poller);
+    expect(await gone("a")).toBe("deleting");
+    listed.clear();
+    expect(await Promise.all([gone("b"), gone("c")])).toEqual([404, 404]);
+    f.calls.length = 0;
+    expect(await Promise.all([gone("d"), gone("e")])).toEqual([404, 404]);
+    expect(f.calls.sort()).toEqual(["get d", "get e"]);
   });
 
   it("shares one poller per client identity", () => {
