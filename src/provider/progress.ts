@@ -19,7 +19,8 @@ export interface ProgressSink {
   /**
    * Show the last line of an operation for `urn`, and resolve once it is delivered: the CLI keeps
    * showing a resource's last line next to its final status, so it must be sent before the
-   * operation returns. Sinks without it get {@link report}.
+   * operation returns. It may be left out when no earlier line of the operation was shown. Sinks
+   * without it get {@link report}.
    */
   end?(urn: string, message: string): Promise<void>;
   /**
@@ -59,7 +60,7 @@ async function delivered(sending: void | Promise<void> | undefined): Promise<voi
 /**
  * The last progress line of an operation that succeeded: the CLI keeps showing a resource's last
  * line next to its final status, where an earlier one ("provisioning: 0/3 nodes ready") would be
- * stale.
+ * stale. (The engine's sink sends it only when an earlier line was shown: {@link holdingLines}.)
  */
 export async function endProgress(urn: string | undefined, outcome: string): Promise<void> {
   const sink = urn ? progressSink() : undefined;
@@ -71,15 +72,18 @@ export const LINE_HOLD_MS = 100;
 
 /**
  * Transient lines through `send`, each held for `holdMs` first: a line that a newer one (or the
- * operation's last) replaces meanwhile is never sent. An operation that the service finishes at
- * once then costs the engine one message, its last, instead of one per step; on a longer one,
- * each line shows a tenth of a second later.
+ * operation's end) replaces meanwhile is never sent. The last line of an operation is sent only
+ * when an earlier one was: it is there to replace a line that would be stale. So an operation the
+ * service finishes at once costs the engine no message at all; on a longer one, each line shows a
+ * tenth of a second later.
  */
 export function holdingLines(
   send: (urn: string, message: string) => Promise<void>,
   holdMs: number = LINE_HOLD_MS,
 ): Pick<Required<ProgressSink>, "report" | "end"> {
   const held = new Map<string, { message: string; timer: ReturnType<typeof setTimeout> }>();
+  /** Resources a line has been sent for since their operation began. */
+  const shown = new Set<string>();
   return {
     report(urn, message) {
       const line = held.get(urn);
@@ -90,15 +94,17 @@ export function holdingLines(
       const timer = setTimeout(() => {
         const latest = held.get(urn);
         held.delete(urn);
-        if (latest) void send(urn, latest.message);
+        if (!latest) return;
+        shown.add(urn);
+        void send(urn, latest.message);
       }, holdMs);
       held.set(urn, { message, timer });
     },
-    end(urn, message) {
+    async end(urn, message) {
       const line = held.get(urn);
       if (line) clearTimeout(line.timer);
       held.delete(urn);
-      return send(urn, message);
+      if (shown.delete(urn)) await send(urn, message);
     },
   };
 }

@@ -33,13 +33,14 @@ describe("progress", () => {
       return { sent, lines };
     };
 
-    it("sends only the last line of an operation that ends within the hold", async () => {
+    it("sends nothing for an operation that ends within the hold: no line of it is left to replace", async () => {
       vi.useFakeTimers();
       const { sent, lines } = recorder();
       lines.report("u1", "provisioning: cluster cls_1 accepted");
       await lines.end("u1", "running: cluster cls_1 ready");
+      await lines.end("u2", "deleted: cluster cls_2 is gone");
       await vi.advanceTimersByTimeAsync(1_000);
-      expect(sent).toEqual(["u1: running: cluster cls_1 ready"]);
+      expect(sent).toEqual([]);
     });
 
     it("sends the newest held line of each resource once the hold is over", async () => {
@@ -55,12 +56,18 @@ describe("progress", () => {
       lines.report("u1", "provisioning: 2/3 nodes ready (3s)");
       await vi.advanceTimersByTimeAsync(100);
       await lines.end("u1", "running: cluster cls_1 ready");
+      await lines.end("u2", "deleted: cluster cls_2 is gone");
       expect(sent).toEqual([
         "u1: provisioning: 1/3 nodes ready (0s)",
         "u2: deleting",
         "u1: provisioning: 2/3 nodes ready (3s)",
         "u1: running: cluster cls_1 ready",
+        "u2: deleted: cluster cls_2 is gone",
       ]);
+      // A later operation of the same resource starts afresh.
+      lines.report("u1", "scaling");
+      await lines.end("u1", "running: 2 workers");
+      expect(sent).toHaveLength(5);
     });
   });
 });
