@@ -11,9 +11,8 @@ import { runtime } from "../shared/runtime";
 /** Where progress lines go. */
 export interface ProgressSink {
   /**
-   * Show `message` for the resource `urn` (transient: replaced by the next line). Resolves once
-   * delivered, for the last line of an operation: the CLI keeps showing a resource's last line
-   * next to its final status, so that line must be sent before the operation returns.
+   * Show `message` for the resource `urn` (transient: replaced by the next line). A sink without
+   * {@link end} gets an operation's last line here too, and then resolves once it is delivered.
    */
   report(urn: string, message: string): void | Promise<void>;
   /**

@@ -27,12 +27,13 @@
  *   (the engine has checked resources whose operation has not started, {@link expectOperation};
  *   or it has already run several at once: a destroy's deletes are not checked first), until the
  *   engine's slots (`--parallel`) are full, so that no other operation starts before one of them
- *   ends: as many operations wait as the largest wave so far, or an operation the engine has
- *   checked has not started within {@link SLOTS_FULL_MS} (it starts milliseconds after its check
- *   when a slot is free); or until the connection has been quiet for {@link GATHER_MS} (the engine
- *   starts the next operation milliseconds to tens of milliseconds after the previous one). So a
- *   wave's first round is one listing, and the last operation of an `up` does not wait for
- *   others; at the latest a first poll comes at the waiter's own delay (the schedule's first poll).
+ *   ends: as many operations wait as the largest wave so far, or nothing has happened on the
+ *   connection for {@link SLOTS_FULL_MS} while an operation the engine has checked has not started
+ *   (with a slot free it starts milliseconds after its check), or, with no operation announced,
+ *   for {@link GATHER_MS} (the engine starts the next operation milliseconds to tens of
+ *   milliseconds after the previous one). So a wave's first round is one listing, and the last
+ *   operation of an `up` does not wait for others; at the latest a first poll comes at the
+ *   waiter's own delay (the schedule's first poll).
  * - A first poll after a DELETE, as long as nothing has shown how the service deletes, is a GET of
  *   its own, at once: it answers 404 from a service that deletes at once, which no listing could
  *   prove. After one that showed that (or listings that showed none of the clusters on their
@@ -50,8 +51,9 @@ import { sharedLister } from "./listings";
 export const GATHER_MS = 100;
 
 /**
- * Time after its check in which an operation starts when the engine has a slot free for it; one
- * that has not started by then waits for a slot, so the slots are full and the wave complete.
+ * Quiet time after which a first round goes ahead while operations the engine has checked have not
+ * started: with a slot free, an operation starts milliseconds after its check; one that has waited
+ * this long, with nothing else happening meanwhile, waits for a slot, so the wave is complete.
  */
 export const SLOTS_FULL_MS = 40;
 
@@ -60,15 +62,15 @@ export const SLOTS_FULL_MS = 40;
  * `up`; an update may follow one with them). Until it starts or its diff finds no change, first
  * rounds wait for it. One set for every connection (the runtime's `expected`): `check` and `diff`
  * make no API call, so they do not know the client. An operation that never comes (a failed `up`,
- * a preview) only makes first rounds wait for a quiet spell instead of going at once. `announcing`
+ * a preview) only makes first rounds wait for a short quiet spell instead of going at once. `announcing`
  * records that this process has seen a check at all: a destroy's deletes come unannounced.
  */
 export function expectOperation(urn: unknown): void {
   const expected = runtime().expected;
   expected.announcing = true;
   if (typeof urn === "string") {
-    expected.urns.set(urn, runtimeClock().now());
-    // A first round that waits may now go when this operation does not start (see SLOTS_FULL_MS).
+    expected.urns.add(urn);
+    // The engine is still adding to the wave: a first round waiting for it waits on (SLOTS_FULL_MS).
     for (const poller of runtime().pollers.values()) poller.touch();
   }
 }
@@ -128,6 +130,8 @@ export class SharedPoller {
   private firstPollsMissed = false;
   /** Some first poll after a DELETE has been answered: {@link firstPollsMissed} is evidence, not a default. */
   private deletesSeen = false;
+  /** A first poll after a DELETE is out to learn how the service deletes; the others wait for it. */
+  private probing = false;
 
   constructor(
     private readonly client: SharedPollClient,
@@ -213,8 +217,10 @@ export class SharedPoller {
     const expected = runtime().expected;
     if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
     if (this.largestWave > 1 && new Set(firsts.map((w) => w.id)).size >= this.largestWave) return now;
-    const slotsFullAt = expected.urns.size > 0 ? Math.min(...expected.urns.values()) + SLOTS_FULL_MS : Number.POSITIVE_INFINITY;
-    return Math.max(now, Math.min(slotsFullAt, this.lastActivityAt + GATHER_MS));
+    // Checked operations have not started: as long as operations start, requests are answered or
+    // checks come, the wave may grow; once nothing has happened for SLOTS_FULL_MS, the engine's
+    // slots are full. (A destroy's deletes come unannounced: the longer quiet spell.)
+    return this.lastActivityAt + (expected.announcing ? SLOTS_FULL_MS : GATHER_MS);
   }
 
   /**
@@ -223,7 +229,7 @@ export class SharedPoller {
    * GET does.
    */
   private direct(w: Waiting): boolean {
-    return (this.firstPollsMissed || !this.deletesSeen) && w.first && w.gone && !this.listed.has(w.id);
+    return (this.firstPollsMissed || (!this.deletesSeen && !this.probing)) && w.first && w.gone && !this.listed.has(w.id);
   }
 
   private async round(): Promise<void> {
@@ -276,8 +282,20 @@ export class SharedPoller {
     // A first poll after a DELETE of a cluster never listed can only be answered by a listing that
     // still shows it; a GET of its own answers it in any case (see `direct`).
     const unseen = new Set(ids.filter((id) => !this.listed.has(id) && batch.some((w) => w.id === id && w.first && w.gone)));
-    const direct = ids.filter((id) => batch.some((w) => w.id === id && this.direct(w)));
-    const listable = ids.filter((id) => !direct.includes(id));
+    let direct = ids.filter((id) => batch.some((w) => w.id === id && this.direct(w)));
+    let probed: string | undefined;
+    if (!this.deletesSeen && direct.length > 0) {
+      // Nothing known yet: one GET finds out, and then the others go its way.
+      probed = direct[0];
+      this.probing = true;
+      try {
+        await learn(probed);
+      } finally {
+        this.probing = false;
+      }
+      direct = direct.slice(1).filter((id) => batch.some((w) => w.id === id && this.direct(w)));
+    }
+    const listable = ids.filter((id) => id !== probed && !direct.includes(id));
     if (listable.length <= 1 || this.pages > listable.length) {
       await Promise.all([...direct.map(learn), ...listable.map(single)]);
       return;

@@ -123,10 +123,10 @@ export interface WaitOptions {
    */
   sharedPolling?: boolean;
   /**
-   * Poll once before the schedule, as soon as possible (default true: the wait follows the request
-   * that started the operation, which the service may have finished at once). False when the
-   * status was just seen (a cluster busy with another operation, one found by a GET or a
-   * listing): there is no reason to look again at once.
+   * Make the first poll as soon as possible, in place of the schedule's first (default true: the
+   * wait follows the request that started the operation, which the service may have finished at
+   * once). False when the status was just seen (a cluster busy with another operation, one found
+   * by a GET or a listing): there is no reason to look again at once.
    */
   early?: boolean;
 }

@@ -16,7 +16,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
 import { CLUSTER_MODULE } from "./type-token";
-import { recordedSeed, stateRecordOf } from "./state-record";
+import { stackHasSeed, stateRecordOf } from "./state-record";
 import { DRAWN_SEEDS_KEY } from "../shared/drawn-seeds";
 
 /** A string, so the serialized provider carries it as text rather than a reference to a module. */
@@ -64,15 +64,14 @@ let seed: AutoNameSeed | undefined;
 /**
  * The seed for the auto-named Cluster `urn`: the stack's, registering it on first use. A cluster
  * the state records (it keeps its name) in a stack that has no seed yet gets none, so a stack made
- * by release 0.2.0 gets no new resource on upgrade. A seed the state records is used as recorded:
- * the clusters register without waiting for the engine to go through the seed resource again (its
- * value cannot change: its diff never reports one). A new seed is the resource's output, so the
- * engine records it before any cluster is created from it.
+ * by release 0.2.0 gets no new resource on upgrade. Always the resource's output, even when the
+ * state already records the value: that makes every cluster depend on the seed in the state, so
+ * a destroy deletes the seed last, and an interrupted one never leaves clusters without it.
  */
 export function autoNameSeedFor(urn: pulumi.Output<string>): pulumi.Output<string | undefined> {
-  return pulumi.all([stateRecordOf(urn), recordedSeed()]).apply(([record, recorded]): pulumi.Output<string | undefined> => {
-    if (record && !recorded) return pulumi.output(undefined);
+  return pulumi.all([stateRecordOf(urn), stackHasSeed()]).apply(([record, hasSeed]): pulumi.Output<string | undefined> => {
+    if (record && !hasSeed) return pulumi.output(undefined);
     seed ??= new AutoNameSeed();
-    return recorded?.value !== undefined ? pulumi.output(recorded.value) : seed.value;
+    return seed.value;
   });
 }

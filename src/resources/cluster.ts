@@ -169,6 +169,8 @@ export class Cluster extends pulumi.dynamic.Resource {
     // leak report, and the language host maps every frame through source maps: about 0.3 ms a
     // stack, some 20 for each Cluster, all spent before the program sends its first registration.
     // No stacks while registering, then; an error thrown meanwhile gets its stack here instead.
+    // (An error the engine returns later, such as a duplicate URN, comes without the program's
+    // frames; its message names the resource's URN.)
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {

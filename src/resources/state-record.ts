@@ -14,7 +14,6 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { runtime } from "../shared/runtime";
-import { SEED_PATTERN } from "../provider/naming";
 import { SEED_TYPE } from "./type-token";
 
 /** The part of a recorded Cluster the provider uses. */
@@ -58,24 +57,10 @@ export function stateRecordOf(urn: pulumi.Input<string>): pulumi.Output<StateRec
   });
 }
 
-/** What the state records of the stack's auto-name seed (see `autoname-seed.ts`). */
-export interface SeedRecord {
-  /** The recorded value when it is a well-formed seed; otherwise the seed resource's own output tells. */
-  value?: string;
-}
-
-/**
- * The state's record of the stack's auto-name seed, or undefined when the state has none (a new
- * stack, or one whose clusters release 0.2.0 named) or cannot be read.
- */
-export function recordedSeed(): Promise<SeedRecord | undefined> {
+/** True when the state records the stack's auto-name seed (see `autoname-seed.ts`). */
+export function stackHasSeed(): Promise<boolean> {
   return Promise.resolve()
     .then(recordedOutputs)
-    .then((outputs): SeedRecord | undefined => {
-      const urn = Object.keys(outputs).find((u) => u.includes(`::${SEED_TYPE}::`));
-      if (urn === undefined) return undefined;
-      const value = (outputs[urn] as { outputs?: { value?: unknown } } | undefined)?.outputs?.value;
-      return typeof value === "string" && SEED_PATTERN.test(value) ? { value } : {};
-    })
-    .catch(() => undefined);
+    .then((outputs) => Object.keys(outputs).some((urn) => urn.includes(`::${SEED_TYPE}::`)))
+    .catch(() => false);
 }

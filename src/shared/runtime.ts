@@ -62,11 +62,8 @@ export interface Runtime {
   readonly claimedIds: Set<string>;
   /** Status pollers by connection (`provider/shared-poll.ts`). */
   readonly pollers: Map<string, SharedPoller>;
-  /**
-   * Operations the engine may still start, by URN, with when they were checked (the runtime's
-   * clock), for the pollers' first rounds (`provider/shared-poll.ts`).
-   */
-  readonly expected: { urns: Map<string, number>; announcing: boolean };
+  /** Operations the engine may still start, for the pollers' first rounds (`provider/shared-poll.ts`). */
+  readonly expected: { urns: Set<string>; announcing: boolean };
   /** List readers of refresh passes by connection (`provider/shared-reads.ts`). */
   readonly readers: Map<string, SharedReader>;
   /** Listing requests in flight by connection, then by request (`provider/listings.ts`). */
@@ -97,7 +94,7 @@ export function runtime(): Runtime {
     limiters: new Map(),
     claimedIds: new Set(),
     pollers: new Map(),
-    expected: { urns: new Map(), announcing: false },
+    expected: { urns: new Set(), announcing: false },
     readers: new Map(),
     listings: new Map(),
     progress: {},

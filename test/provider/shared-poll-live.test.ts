@@ -241,20 +241,21 @@ describe("SharedPoller rules (fake client)", () => {
     }
   });
 
-  it("a first poll waits no longer than it takes a checked operation that has a free slot to start", async () => {
+  it("while a checked operation does not start, a first poll waits for a short quiet spell only: the engine's slots are full", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
     const poller = sharedPollerFor({ ...f.client, identity: "fake-slots-full" });
     if (!poller) throw new Error("a listing client has a shared poller");
     const blocked = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::blocked";
-    // Activity on the connection all along: a quiet spell never comes.
-    const busy = setInterval(() => poller.touch(), GATHER_MS / 10);
+    // Something happens on the connection every 90 ms: more than SLOTS_FULL_MS apart, less than
+    // GATHER_MS, so only the short spell can come.
+    expect(SLOTS_FULL_MS).toBeLessThan(90);
+    expect(GATHER_MS).toBeGreaterThan(90);
+    const busy = setInterval(() => poller.touch(), 90);
     try {
-      const started = Date.now();
       const wave = Promise.all(["a", "b"].map((id) => poller.observe(id, 60_000, { first: true })));
       // Checked, and then it does not start: it waits for one of the slots a and b hold.
       expectOperation(blocked);
       await wave;
-      expect(Date.now() - started).toBeLessThan(SLOTS_FULL_MS + GATHER_MS);
       expect(f.calls).toEqual(["list 1"]);
     } finally {
       clearInterval(busy);
@@ -305,6 +306,14 @@ describe("SharedPoller rules (fake client)", () => {
     await bSent;
     expect(await Promise.all([gone("b"), gone("c")])).toEqual([404, 404]);
     expect(f.calls.sort()).toEqual(["get a", "get b", "get c"]);
+  });
+
+  it("while nothing shows how the service deletes, first polls that come together send one GET to find out, then share a listing", async () => {
+    const f = fakeClient(() => ["a", "b", "c"].map((id) => cluster(id, "deleting")));
+    const poller = new SharedPoller(f.client);
+    const gone = goneOf(poller);
+    expect(await Promise.all([gone("a"), gone("b"), gone("c")])).toEqual(["deleting", "deleting", "deleting"]);
+    expect(f.calls).toEqual(["get a", "list 1"]);
   });
 
   it("after a first poll that found its cluster still deleting, a wave's first polls share a listing", async () => {
