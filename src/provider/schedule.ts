@@ -86,7 +86,10 @@ export function pollInstants(durationMs: number, schedule: PollSchedule = DEFAUL
   const instants: number[] = early ? [0] : [];
   let t = 0;
   while (instants.length === 0 || t < durationMs) {
-    t += early && instants.length === 1 ? delayAfterEarlyPoll(t, Number.POSITIVE_INFINITY, schedule) : nextPollDelay(t, Number.POSITIVE_INFINITY, schedule, instants.length === 0);
+    t +=
+      early && instants.length === 1
+        ? delayAfterEarlyPoll(t, Number.POSITIVE_INFINITY, schedule)
+        : nextPollDelay(t, Number.POSITIVE_INFINITY, schedule, instants.length === 0);
     instants.push(t);
   }
   return instants;
