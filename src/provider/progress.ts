@@ -18,10 +18,11 @@ export interface ProgressSink {
   /**
    * Show the last line of an operation for `urn`, and resolve once it is delivered: the CLI keeps
    * showing a resource's last line next to its final status, so it must be sent before the
-   * operation returns. It may be left out when no earlier line of the operation was shown. Sinks
+   * operation returns. It may be left out when no earlier line of the operation was shown, unless
+   * `always` (the line says something the outcome alone does not, such as an import). Sinks
    * without it get {@link report}.
    */
-  end?(urn: string, message: string): Promise<void>;
+  end?(urn: string, message: string, always?: boolean): Promise<void>;
   /**
    * Show a warning for the resource `urn` that stays in the CLI's output (diagnostics).
    * Resolves once delivered (or given up on): await it before the operation returns, or the
@@ -61,9 +62,9 @@ async function delivered(sending: void | Promise<void> | undefined): Promise<voi
  * line next to its final status, where an earlier one ("provisioning: 0/3 nodes ready") would be
  * stale. (The engine's sink sends it only when an earlier line was shown: {@link holdingLines}.)
  */
-export async function endProgress(urn: string | undefined, outcome: string): Promise<void> {
+export async function endProgress(urn: string | undefined, outcome: string, always = false): Promise<void> {
   const sink = urn ? progressSink() : undefined;
-  if (urn && sink) await delivered(sink.end ? sink.end(urn, outcome) : sink.report(urn, outcome));
+  if (urn && sink) await delivered(sink.end ? sink.end(urn, outcome, always) : sink.report(urn, outcome));
 }
 
 /** How long a transient line is held before it is sent; see {@link holdingLines}. */
@@ -72,7 +73,7 @@ export const LINE_HOLD_MS = 100;
 /**
  * Transient lines through `send`, each held for `holdMs` first: a line that a newer one (or the
  * operation's end) replaces meanwhile is never sent. The last line of an operation is sent only
- * when an earlier one was: it is there to replace a line that would be stale. So an operation the
+ * when an earlier one was (it is there to replace a line that would be stale), or when it must be. So an operation the
  * service finishes at once costs the engine no message at all; on a longer one, each line shows a
  * tenth of a second later.
  */
@@ -99,11 +100,11 @@ export function holdingLines(
       }, holdMs);
       held.set(urn, { message, timer });
     },
-    async end(urn, message) {
+    async end(urn, message, always = false) {
       const line = held.get(urn);
       if (line) clearTimeout(line.timer);
       held.delete(urn);
-      if (shown.delete(urn)) await send(urn, message);
+      if (shown.delete(urn) || always) await send(urn, message);
     },
   };
 }

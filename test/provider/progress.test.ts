@@ -41,6 +41,9 @@ describe("progress", () => {
       await lines.end("u2", "deleted: cluster cls_2 is gone");
       await vi.advanceTimersByTimeAsync(1_000);
       expect(sent).toEqual([]);
+      // Unless the last line says what the outcome alone does not.
+      await lines.end("u3", "imported: cluster cls_3 is running; no cluster was created", true);
+      expect(sent).toEqual(["u3: imported: cluster cls_3 is running; no cluster was created"]);
     });
 
     it("sends the newest held line of each resource once the hold is over", async () => {

@@ -56,7 +56,9 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
   try {
     last = first.status === "running" && "endpoint" in first ? (first as ApiCluster) : await waits.running(id, !adopted); // a found cluster's status was just seen
     const kubeconfig = await client.getKubeconfig(id);
-    await endProgress(inputs.__urn, `running: cluster ${id} ready`);
+    // An import shows what it took over, however fast: the CLI only says "created".
+    if (inputs.__import) await endProgress(inputs.__urn, `imported: cluster ${id} is running; no cluster was created`, true);
+    else await endProgress(inputs.__urn, `running: cluster ${id} ready`);
     return { id, outs: toOutputs(last, inputs, kubeconfig) };
   } catch (e) {
     if (e instanceof WaitError && e.reason === "gone") {
