@@ -130,8 +130,6 @@ export class SharedPoller {
   private firstPollsMissed = false;
   /** Some first poll after a DELETE has been answered: {@link firstPollsMissed} is evidence, not a default. */
   private deletesSeen = false;
-  /** A first poll after a DELETE is out to learn how the service deletes; the others wait for it. */
-  private probing = false;
 
   constructor(
     private readonly client: SharedPollClient,
@@ -229,7 +227,13 @@ export class SharedPoller {
    * GET does.
    */
   private direct(w: Waiting): boolean {
-    return (this.firstPollsMissed || (!this.deletesSeen && !this.probing)) && w.first && w.gone && !this.listed.has(w.id);
+    return (this.firstPollsMissed || !this.deletesSeen) && w.first && w.gone && !this.listed.has(w.id);
+  }
+
+  /** What first polls after a DELETE showed: `missed`, none of their clusters was there any more. */
+  private sawDeletes(missed: boolean): void {
+    this.firstPollsMissed = missed;
+    this.deletesSeen = true;
   }
 
   private async round(): Promise<void> {
@@ -264,18 +268,14 @@ export class SharedPoller {
         answer(id, { error });
       }
     };
-    // A direct first poll after a DELETE tells how this service deletes (see `direct`).
+    // A direct first poll after a DELETE also tells how this service deletes (see `direct`).
     const learn = async (id: string): Promise<void> => {
       try {
         const cluster = await this.client.getCluster(id);
-        this.deletesSeen = true;
-        this.firstPollsMissed = false;
+        this.sawDeletes(false);
         answer(id, { ok: { cluster, shared: false } });
       } catch (error) {
-        if (isNotFound(error)) {
-          this.firstPollsMissed = true;
-          this.deletesSeen = true;
-        }
+        if (isNotFound(error)) this.sawDeletes(true);
         answer(id, { error });
       }
     };
@@ -285,14 +285,10 @@ export class SharedPoller {
     let direct = ids.filter((id) => batch.some((w) => w.id === id && this.direct(w)));
     let probed: string | undefined;
     if (!this.deletesSeen && direct.length > 0) {
-      // Nothing known yet: one GET finds out, and then the others go its way.
+      // Nothing known yet: one GET finds out, and then the others go its way. (The round is busy
+      // meanwhile, so first polls that come in the meantime wait for it too.)
       probed = direct[0];
-      this.probing = true;
-      try {
-        await learn(probed);
-      } finally {
-        this.probing = false;
-      }
+      await learn(probed);
       direct = direct.slice(1).filter((id) => batch.some((w) => w.id === id && this.direct(w)));
     }
     const listable = ids.filter((id) => id !== probed && !direct.includes(id));
@@ -309,10 +305,7 @@ export class SharedPoller {
       return;
     }
     const shown = listable.filter((id) => unseen.has(id));
-    if (shown.length > 0) {
-      this.firstPollsMissed = shown.every((id) => !listing.items.has(id));
-      this.deletesSeen = true;
-    }
+    if (shown.length > 0) this.sawDeletes(shown.every((id) => !listing.items.has(id)));
     const alone: string[] = [];
     for (const id of listable) {
       const cluster = listing.items.get(id);
