@@ -27,7 +27,8 @@
  *   (the engine has checked resources whose operation has not started, {@link expectOperation};
  *   or it has already run several at once: a destroy's deletes are not checked first), until the
  *   engine's slots (`--parallel`) are full, so that no other operation starts before one of them
- *   ends: as many operations wait as the largest wave so far, or nothing has happened on the
+ *   ends: as many operations wait as the largest wave so far or, before any wave, as the CLI's
+ *   default `--parallel` ({@link defaultEngineSlots}), or nothing has happened on the
  *   connection for {@link SLOTS_FULL_MS} while an operation the engine has checked has not started
  *   (with a slot free it starts milliseconds after its check), or, with no operation announced,
  *   for {@link GATHER_MS} (the engine starts the next operation milliseconds to tens of
@@ -40,6 +41,7 @@
  *   first poll after a DELETE), such polls stay GETs of their own, at once; after one that found
  *   its cluster still there (a service that takes its time), they share listings as above.
  */
+import { availableParallelism } from "node:os";
 import { clusterPages } from "../client/pagination";
 import { isNotFound, NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
@@ -56,6 +58,18 @@ export const GATHER_MS = 100;
  * this long, with nothing else happening meanwhile, waits for a slot, so the wave is complete.
  */
 export const SLOTS_FULL_MS = 40;
+
+/**
+ * The number of operations the Pulumi CLI runs at once unless told otherwise: `PULUMI_PARALLEL`
+ * (the host inherits the CLI's environment), else 4 per CPU (the CLI's default for `--parallel`).
+ * A wave that large has filled the slots. A `--parallel` flag is invisible here: with fewer slots
+ * the quiet spell still ends the wave; with more, the operations beyond this many share the
+ * next round instead of this one.
+ */
+export function defaultEngineSlots(env: NodeJS.ProcessEnv = process.env, cpus: number = availableParallelism()): number {
+  const fromEnv = Number(env.PULUMI_PARALLEL);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 4 * Math.max(1, cpus);
+}
 
 /**
  * An operation may come for `urn`: it was checked (a create follows a check without old inputs in
@@ -134,6 +148,8 @@ export class SharedPoller {
   constructor(
     private readonly client: SharedPollClient,
     private readonly clock: Clock = systemClock,
+    /** The engine's slots before a wave has shown them (see {@link defaultEngineSlots}). */
+    private readonly engineSlots: number = defaultEngineSlots(),
   ) {}
 
   private now(): number {
@@ -214,7 +230,8 @@ export class SharedPoller {
     // has run several at once already.
     const expected = runtime().expected;
     if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
-    if (this.largestWave > 1 && new Set(firsts.map((w) => w.id)).size >= this.largestWave) return now;
+    const slots = this.largestWave > 1 ? this.largestWave : this.engineSlots;
+    if (new Set(firsts.map((w) => w.id)).size >= slots) return now;
     // Checked operations have not started: as long as operations start, requests are answered or
     // checks come, the wave may grow; once nothing has happened for SLOTS_FULL_MS, the engine's
     // slots are full. (A destroy's deletes come unannounced: the longer quiet spell.)

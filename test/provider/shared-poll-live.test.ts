@@ -6,9 +6,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { SharedPoller, expectOperation, GATHER_MS, SLOTS_FULL_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
+import { SharedPoller, defaultEngineSlots, expectOperation, GATHER_MS, SLOTS_FULL_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
 import { runtime } from "../../src/shared/runtime";
+import { systemClock } from "../../src/shared/clock";
 import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs, showProgress } from "../support/provider";
 
@@ -285,6 +286,30 @@ describe("SharedPoller rules (fake client)", () => {
       stopExpecting(more);
       runtime().pollers.clear();
     }
+  });
+
+  it("before any wave, a wave as large as the CLI's default --parallel goes without waiting for a quiet spell", async () => {
+    const f = fakeClient(() => ["a", "b", "c"].map((id) => cluster(id, "running")));
+    const poller = new SharedPoller(f.client, systemClock, 3);
+    const more = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::more";
+    expectOperation(more);
+    try {
+      let done = false;
+      const wave = Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, { first: true }))).then(() => (done = true));
+      await pause();
+      expect(done).toBe(true);
+      await wave;
+      expect(f.calls).toEqual(["list 1"]);
+    } finally {
+      stopExpecting(more);
+    }
+  });
+
+  it("takes the CLI's default --parallel from PULUMI_PARALLEL, else 4 per CPU", () => {
+    expect(defaultEngineSlots({ PULUMI_PARALLEL: "5" }, 2)).toBe(5);
+    expect(defaultEngineSlots({}, 2)).toBe(8);
+    expect(defaultEngineSlots({ PULUMI_PARALLEL: "0" }, 3)).toBe(12);
+    expect(defaultEngineSlots({ PULUMI_PARALLEL: "many" }, 1)).toBe(4);
   });
 
   const goneOf = (poller: SharedPoller) => (id: string) =>
