@@ -1,6 +1,7 @@
 /**
- * The entry the serialized provider of every stack loads (`serializable.ts`): this file's path
- * (`dist/provider/cluster-provider.js`) and its `clusterProvider` export are the state contract
- * (CHANGELOG.md, "Versioning policy"). The provider itself is in `host.ts`.
+ * The entry the serialized providers load (`entry.ts` in this release; the code stored by 0.1.0 and
+ * 0.2.0 requires it directly): this file's path (`dist/provider/cluster-provider.js`) and its
+ * `clusterProvider` export are the state contract (CHANGELOG.md, "Versioning policy"). The
+ * provider itself is in `host.ts`.
  */
 export { clusterProvider, createClusterProvider, type ClusterProvider, type ProviderSettings } from "./host";

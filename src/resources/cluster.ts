@@ -11,7 +11,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterStatus, NodeSize, Phase } from "../shared/wire-types";
-import { serializableProvider } from "../provider/serializable";
+import * as providerEntry from "../provider/entry";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { autoNameSeedFor } from "./autoname-seed";
 import { stateRecordOf } from "./state-record";
@@ -174,7 +174,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      super(serializableProvider, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
+      super(providerEntry, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
     } catch (e) {
       Error.stackTraceLimit = stackTraceLimit;
       if (e instanceof Error) Error.captureStackTrace(e);

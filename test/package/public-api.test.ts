@@ -86,15 +86,24 @@ describe("the public API", () => {
 
   it("offers only the documented subpaths: the provider's internals cannot be imported", async () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-    expect(Object.keys(pkg.exports).sort()).toEqual([".", "./dist/provider/cluster-provider.js", "./emulator", "./package.json"]);
+    expect(Object.keys(pkg.exports).sort()).toEqual([
+      ".",
+      "./dist/provider/cluster-provider.js",
+      "./dist/provider/entry.js",
+      "./emulator",
+      "./package.json",
+    ]);
     const out = await run(
       `const tries = ["pulumi-cms/dist/client/limiter.js", "pulumi-cms/dist/provider/shared-poll.js", "pulumi-cms/dist/client/index.js"];
        const refused = tries.map((p) => { try { require(p); return "loaded"; } catch (e) { return e.code; } });
        const entry = typeof require("pulumi-cms/dist/provider/cluster-provider.js").clusterProvider.create;
-       console.log(JSON.stringify({ refused, entry }));`,
+       const methods = Object.keys(require("pulumi-cms/dist/provider/entry.js")).sort();
+       console.log(JSON.stringify({ refused, entry, methods }));`,
       "commonjs",
     );
     expect(out.refused).toEqual(["ERR_PACKAGE_PATH_NOT_EXPORTED", "ERR_PACKAGE_PATH_NOT_EXPORTED", "ERR_PACKAGE_PATH_NOT_EXPORTED"]);
     expect(out.entry).toBe("function");
+    // The provider stacks serialize as a require of this module: its exports are the methods, nothing else.
+    expect(out.methods).toEqual(["check", "configure", "create", "delete", "diff", "read", "update"]);
   });
 });

@@ -6,7 +6,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { SharedPoller, defaultEngineSlots, expectOperation, GATHER_MS, SLOTS_FULL_MS, sharedPollerFor, stopExpecting } from "../../src/provider/shared-poll";
+import {
+  SharedPoller,
+  defaultEngineSlots,
+  expectOperation,
+  GATHER_MS,
+  SLOTS_FULL_MS,
+  sharedPollerFor,
+  stopExpecting,
+} from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
 import { runtime } from "../../src/shared/runtime";
 import { systemClock } from "../../src/shared/clock";
