@@ -7,6 +7,7 @@
  */
 import { createRequire } from "node:module";
 import { runtime } from "../shared/runtime";
+import { engineAddressFromHost } from "./host-process";
 
 /** Where progress lines go. */
 export interface ProgressSink {
@@ -114,19 +115,6 @@ export async function warnFor(urn: string, message: string): Promise<void> {
   await delivered(progressSink()?.warn?.(urn, message));
 }
 
-/**
- * The engine address when this process is Pulumi's Node dynamic-provider host
- * (`.../cmd/dynamic-provider/index.js <engine-address>`), else undefined.
- */
-export function engineAddressFromHost(
-  argv: readonly string[] = process.argv,
-  mainFilename: string | undefined = require.main?.filename,
-): string | undefined {
-  if (!mainFilename || !/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(mainFilename)) return undefined;
-  const addr = argv[2];
-  return addr && /^[\w.\-[\]:]+:\d+$/.test(addr) ? addr : undefined;
-}
-
 function connectToEngine(): ProgressSink | null {
   const address = engineAddressFromHost();
   if (!address) return null;
@@ -134,10 +122,19 @@ function connectToEngine(): ProgressSink | null {
     // Load gRPC through @pulumi/pulumi so we use the very copy its generated stubs were built with.
     const engineGrpcPath = require.resolve("@pulumi/pulumi/proto/engine_grpc_pb");
     const fromPulumi = createRequire(engineGrpcPath);
-    const grpc = fromPulumi("@grpc/grpc-js");
-    const { EngineClient } = fromPulumi(engineGrpcPath);
     const engproto = fromPulumi(require.resolve("@pulumi/pulumi/proto/engine_pb"));
-    const client = new EngineClient(address, grpc.credentials.createInsecure());
+    // The channel is opened by the first line actually sent: most operations of a service that
+    // answers at once send none (see holdingLines), and opening one costs the host a few ms of CPU
+    // while the engine's other calls wait.
+    let client: { log(req: unknown, done: () => void): void } | undefined;
+    const engine = () => {
+      if (!client) {
+        const grpc = fromPulumi("@grpc/grpc-js");
+        const { EngineClient } = fromPulumi(engineGrpcPath);
+        client = new EngineClient(address, grpc.credentials.createInsecure()) as NonNullable<typeof client>;
+      }
+      return client;
+    };
     // The last delivery of each resource: its lines are sent one after the other so they arrive in
     // order, while other resources' lines go meanwhile (an operation that ends waits for its own
     // last line, not for every line of the other operations running beside it). A failed delivery
@@ -153,7 +150,7 @@ function connectToEngine(): ProgressSink | null {
               req.setMessage(message);
               req.setUrn(urn);
               req.setEphemeral(ephemeral);
-              client.log(req, () => resolve());
+              engine().log(req, () => resolve());
             } catch {
               resolve();
             }
