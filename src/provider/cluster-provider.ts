@@ -4,4 +4,5 @@
  * `clusterProvider` export are the state contract (CHANGELOG.md, "Versioning policy"). The
  * provider itself is in `host.ts`.
  */
+import "./compile-cache"; // first: see that module
 export { clusterProvider, createClusterProvider, type ClusterProvider, type ProviderSettings } from "./host";

@@ -8,7 +8,26 @@ import type { ClientOptions, CmsClient } from "../client";
 import { statusOf } from "../client/errors";
 import { dropEmpty, resolveConnection, type Connection, type ConnectionInputs } from "../connection";
 import type { RuntimeSettings } from "../shared/runtime";
+import { saveCompileCache } from "./compile-cache";
 import { retryLine } from "./progress-line";
+
+let clientModule: Promise<typeof import("../client/index.js")> | undefined;
+
+/**
+ * The client's module, loaded by the first operation that calls the API (a preview's check and
+ * diff never do). It is most of what a host loads, so its compiled code is saved for the next
+ * command's host once the operation that waited for it has gone on.
+ */
+function loadClient(): Promise<typeof import("../client/index.js")> {
+  if (!clientModule) {
+    clientModule = import("../client/index.js");
+    clientModule.then(
+      () => setImmediate(saveCompileCache),
+      () => (clientModule = undefined),
+    );
+  }
+  return clientModule;
+}
 
 /** An operation's time limit, passed to its client: `customTimeouts` or the default. */
 export interface OperationDeadline {
@@ -99,8 +118,7 @@ export class Connector {
             onProgress?.(retryLine(info, connection.endpoint));
           }
         : undefined;
-    // Loaded by the first operation that calls the API: a preview's check and diff never do.
-    const { createClient } = await import("../client/index.js");
+    const { createClient } = await loadClient();
     return createClient({
       ...clientOptions,
       ...(deadline ? { deadlineMs: deadline.ms, deadlineName: deadline.name } : {}),

@@ -10,7 +10,7 @@
  */
 import { connect } from "node:net";
 import { runtime } from "../shared/runtime";
-import { engineAddressFromHost } from "./progress";
+import { engineAddressFromHost } from "./host-process";
 
 /** How often the engine's address is probed. */
 export const WATCHDOG_INTERVAL_MS = 10_000;

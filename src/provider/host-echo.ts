@@ -11,7 +11,7 @@
  * exact line (once). Every other line the host prints is left alone.
  */
 import { runtime } from "../shared/runtime";
-import { engineAddressFromHost } from "./progress";
+import { engineAddressFromHost } from "./host-process";
 
 /** The operations whose failures the host prints on stderr besides answering them. */
 const ECHOED = ["check", "diff", "read", "delete"] as const;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { engineAddressFromHost, holdingLines } from "../../src/provider/progress";
+import { holdingLines } from "../../src/provider/progress";
 import { progressLine } from "../../src/provider/progress-line";
 
 describe("progress", () => {
@@ -10,14 +10,6 @@ describe("progress", () => {
     );
     expect(progressLine("scaling", undefined, 5_000)).toBe("scaling (5s)");
     expect(progressLine("provisioning", undefined, 24)).toBe("provisioning (0s)");
-  });
-
-  it("only finds an engine inside the dynamic-provider host", () => {
-    const host = "/p/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js";
-    expect(engineAddressFromHost(["node", host, "127.0.0.1:41234"], host)).toBe("127.0.0.1:41234");
-    expect(engineAddressFromHost(["node", "vitest", "run"], "/x/vitest.mjs")).toBeUndefined();
-    expect(engineAddressFromHost(["node", host], host)).toBeUndefined();
-    expect(engineAddressFromHost(["node", host, "--flag"], host)).toBeUndefined();
   });
 
   describe("transient lines", () => {

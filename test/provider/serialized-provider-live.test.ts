@@ -3,9 +3,9 @@
  * `pulumi.runtime.serializeFunction`) in the program process, then loaded from that text in a
  * fresh process, which is what Pulumi's dynamic-provider host does. Checked for a program that
  * imports the repository's `dist` by path and for one that installs the package in
- * `node_modules`, against a running emulator.
+ * `node_modules`, against a running emulator; and what loading it does to the host process.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -131,5 +131,72 @@ describe("serialized provider", () => {
     expect(textA).not.toContain(ROOT);
     expect(textA).not.toContain(SECRET);
     expect(result).toMatchObject({ status: "running", readWorkers: 2, afterDelete: {} });
+  }, 60_000);
+});
+
+/**
+ * A process started as the engine starts the host (`.../cmd/dynamic-provider/index.js <address>`)
+ * that runs one operation through the entry, prints the compile cache directory in use, and
+ * stays until it is ended with a signal, as the engine ends its host (Node then writes no cache
+ * of its own accord).
+ */
+const fakeHostScript = `
+const entry = require(process.env.CMS_ENTRY);
+(async () => {
+  // A read of a cluster the service does not have: it loads the client and calls the API.
+  const read = await entry.read("cls_0000000000000404", {});
+  process.stdout.write(JSON.stringify({ read, dir: require("node:module").getCompileCacheDir() ?? null }) + "\\n");
+  setInterval(() => undefined, 1_000);
+})();
+`;
+
+describe("loading the provider in the host", () => {
+  const filesUnder = (dir: string): number =>
+    existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length : 0;
+
+  /** Run the fake host as `main` (a path under a new directory), end it with SIGINT once it has answered. */
+  async function runAs(main: string, extraEnv: Record<string, string>): Promise<string | null> {
+    const dir = join(work, `host-${Math.random().toString(36).slice(2, 8)}`);
+    const script = join(dir, main);
+    mkdirSync(join(script, ".."), { recursive: true });
+    writeFileSync(script, fakeHostScript);
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      CMS_ENTRY: join(DIST, "provider", "entry.js"),
+      CMS_ENDPOINT: emu.url,
+      CMS_TOKEN: emu.token,
+      ...extraEnv,
+    };
+    delete env.NODE_COMPILE_CACHE;
+    if (!("NODE_DISABLE_COMPILE_CACHE" in extraEnv)) delete env.NODE_DISABLE_COMPILE_CACHE;
+    const child = spawn(process.execPath, [script, "127.0.0.1:9"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    let out = "";
+    for await (const chunk of child.stdout) {
+      out += String(chunk);
+      if (out.includes("\n")) break;
+    }
+    child.kill("SIGINT");
+    expect(await exited).toBe("SIGINT");
+    const result = JSON.parse(out) as { read: object; dir: string | null };
+    expect(result.read).toEqual({}); // the operation itself ran
+    return result.dir;
+  }
+
+  it("turns Node's compile cache on inside the dynamic-provider host and saves it before the engine ends the host", async () => {
+    const tmp = join(work, "tmpdir-on");
+    mkdirSync(tmp);
+    const dir = await runAs(join("cmd", "dynamic-provider", "index.js"), { TMPDIR: tmp });
+    expect(dir?.startsWith(join(tmp, "node-compile-cache"))).toBe(true);
+    // The provider's own modules are about 60 files; the client, axios and its dependencies as many again.
+    expect(filesUnder(dir!)).toBeGreaterThan(100);
+  }, 60_000);
+
+  it("leaves it off when NODE_DISABLE_COMPILE_CACHE is set, and outside the host", async () => {
+    const tmp = join(work, "tmpdir-off");
+    mkdirSync(tmp);
+    expect(await runAs(join("cmd", "dynamic-provider", "index.js"), { TMPDIR: tmp, NODE_DISABLE_COMPILE_CACHE: "1" })).toBeNull();
+    expect(await runAs("program.js", { TMPDIR: tmp })).toBeNull();
+    expect(filesUnder(tmp)).toBe(0);
   }, 60_000);
 });

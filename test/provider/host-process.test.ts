@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { useCompileCacheInHost } from "../../src/provider/compile-cache";
+import { engineAddressFromHost } from "../../src/provider/host-process";
+
+describe("the host process", () => {
+  it("only finds an engine inside the dynamic-provider host", () => {
+    const host = "/p/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js";
+    expect(engineAddressFromHost(["node", host, "127.0.0.1:41234"], host)).toBe("127.0.0.1:41234");
+    expect(engineAddressFromHost(["node", "vitest", "run"], "/x/vitest.mjs")).toBeUndefined();
+    expect(engineAddressFromHost(["node", host], host)).toBeUndefined();
+    expect(engineAddressFromHost(["node", host, "--flag"], host)).toBeUndefined();
+  });
+
+  // Inside a real host process: test/provider/serialized-provider-live.test.ts.
+  it("does not touch the compile cache of any other process", () => {
+    expect(useCompileCacheInHost()).toBeUndefined();
+    expect(useCompileCacheInHost(false)).toBeUndefined();
+  });
+});
