@@ -13,7 +13,9 @@
  * Then what loading the package costs (modules and ms added after `@pulumi/pulumi`, medians of
  * fresh processes): `require("pulumi-cms")` as a program does, and the provider host's
  * `pulumi-cms/dist/provider/cluster-provider.js` before any call, after `check` and `diff` (all a
- * preview needs) and after a `read` (an operation that calls the API).
+ * preview needs) and after a `read` (an operation that calls the API). The host's steps run in a
+ * process started as the engine starts the host, once without Node's compile cache (a host's
+ * first command) and once with the cache an earlier command left.
  *
  * The package is installed from its tarball (`npm pack` of the build), as a user's project has it.
  *
@@ -26,7 +28,8 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import os from "node:os";
 import { createRequire } from "node:module";
 import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
@@ -152,37 +155,51 @@ try {
 async function measureLoading() {
   const script = `
 const { performance } = require("node:perf_hooks");
+const what = process.env.BENCH_LOAD_WHAT;
+const suffix = what === "host-cached" ? ", compile cache warm" : "";
 const count = () => Object.keys(require.cache).length;
 const out = {};
 const step = async (name, fn) => { const m = count(); const t = performance.now(); await fn(); out[name] = { modules: count() - m, ms: performance.now() - t }; };
 (async () => {
   require("@pulumi/pulumi");
-  if (process.argv[1] === "program") {
+  if (what === "program") {
     await step("program", () => require("pulumi-cms"));
   } else {
     let p;
-    await step("host", () => { p = require("pulumi-cms/dist/provider/cluster-provider.js").clusterProvider; });
+    await step("host" + suffix, () => { p = require("pulumi-cms/dist/provider/cluster-provider.js").clusterProvider; });
     const news = { controlPlanes: 1, workers: 1, nodeSize: "small", __urn: "urn:pulumi:s::p::pulumi-nodejs:dynamic/cms:Cluster::c0", __seed: "0123456789abcdef0123456789abcdef" };
     let checked;
-    await step("host: check + diff", async () => { checked = (await p.check({}, news)).inputs; await p.diff("x", checked, checked); });
-    await step("host: read (an API call)", () => p.read("cls_0000000000000000", { ...checked, name: "x", status: "running" }));
+    await step("host: check + diff" + suffix, async () => { checked = (await p.check({}, news)).inputs; await p.diff("x", checked, checked); });
+    await step("host: read (an API call)" + suffix, () => p.read("cls_0000000000000000", { ...checked, name: "x", status: "running" }));
   }
   console.log(JSON.stringify(out));
 })();`;
   const results = [];
   for (const p of packages) {
     const cwd = projectDirOf.get(p.label);
+    // The host's steps run from a file where the engine's host is (`.../cmd/dynamic-provider/index.js`,
+    // with an engine address), so the package behaves as in the host; the program's from the project.
+    const hostScript = join(cwd, ".bench-host", "cmd", "dynamic-provider", "index.js");
+    mkdirSync(join(hostScript, ".."), { recursive: true });
+    writeFileSync(hostScript, script);
+    writeFileSync(join(cwd, "bench-program.js"), script);
+    const cacheHome = mkdtempSync(join(os.tmpdir(), "pulumi-cms-bench-cache-"));
+    const run = async (what) => {
+      const env = { ...process.env, CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token, BENCH_LOAD_WHAT: what, TMPDIR: cacheHome };
+      delete env.NODE_COMPILE_CACHE;
+      if (what === "host") env.NODE_DISABLE_COMPILE_CACHE = "1";
+      else delete env.NODE_DISABLE_COMPILE_CACHE;
+      // Asynchronous: the emulator answering the read runs in this process.
+      const file = what === "program" ? join(cwd, "bench-program.js") : hostScript;
+      const { stdout } = await promisify(execFile)(process.execPath, [file, "127.0.0.1:9"], { cwd, env });
+      return JSON.parse(stdout.trim().split("\n").pop());
+    };
+    await run("host-cached"); // leaves the cache the measured ones find
     const runs = [];
     for (let i = 0; i < LOAD_SAMPLES; i++) {
-      for (const what of ["program", "host"]) {
-        // Asynchronous: the emulator answering the read runs in this process.
-        const { stdout } = await promisify(execFile)(process.execPath, ["-e", script, what], {
-          cwd,
-          env: { ...process.env, CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
-        });
-        runs.push(JSON.parse(stdout.trim().split("\n").pop()));
-      }
+      for (const what of ["program", "host", "host-cached"]) runs.push(await run(what));
     }
+    rmSync(cacheHome, { recursive: true, force: true });
     const steps = {};
     for (const run of runs) {
       for (const [name, v] of Object.entries(run)) {
