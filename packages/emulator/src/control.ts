@@ -74,6 +74,14 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
       if (typeof version !== "string" || !/^v\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(version)) {
         throw validationFailed("kubernetes_version must look like v<major>.<minor>.<patch>, e.g. v1.31.0");
       }
+      // A cluster's version is what its API server serves: an upgrade it cannot run is refused,
+      // not recorded as done while `kubectl version` says otherwise.
+      const served = state.kubernetes?.version;
+      if (served !== undefined && version !== served) {
+        throw validationFailed(
+          `kubernetes_version: --kubernetes serves ${served} only (the version of its kube-apiserver); ${version} cannot be run here`,
+        );
+      }
       await change(clusterId, (id) =>
         state.update(running(id, "upgraded"), (draft) => upgradeCluster(draft, version, state.now(), state.durations.upgrade)),
       );

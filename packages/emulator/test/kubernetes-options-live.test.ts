@@ -20,15 +20,15 @@ describe("--kubernetes options", () => {
     );
   });
 
-  it("a --kubernetes-bin directory without kube-apiserver and etcd is refused at start", async () => {
+  it("a --kubernetes-bin directory without the control plane and kwok is refused at start, naming what is missing", async () => {
     await expect(startEmulator({ port: 0, kubernetes: { binDir: empty } })).rejects.toThrow(
-      `--kubernetes-bin ${empty}: expected executable files kube-apiserver and etcd in it`,
+      `--kubernetes-bin ${empty}: expected executable files kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok in it; missing: kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok`,
     );
   });
 
   it("without binaries anywhere, the error names every place looked at and how to get them", () => {
     expect(() => findKubernetesBinaries(undefined, { HOME: empty, PATH: empty })).toThrow(
-      /found in none of: KUBEBUILDER_ASSETS, .*kubernetes-v1\.37\.2\/bin, PATH\. Build them with `node_modules\/\.bin\/cms-ensure-kubernetes`.*--kubernetes-bin.*--kubernetes-kubeconfig/,
+      /found together in none of: KUBEBUILDER_ASSETS, .*kubernetes-v1\.37\.2\/bin, PATH\. Build them with `node_modules\/\.bin\/cms-ensure-kubernetes`.*--kubernetes-bin.*--kubernetes-kubeconfig/,
     );
   });
 

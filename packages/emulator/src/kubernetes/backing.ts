@@ -5,8 +5,12 @@
  *   cluster-admin, or to `admin` of the cluster's namespace ({@link Placement.scope}).
  *   Rotation creates the next account and deletes the previous one, whose tokens the API server
  *   then refuses. A kubeconfig is handed out only once its API server is ready.
- * - The emulated nodes appear as Node objects with the API's node names, Ready when the node is
- *   `ready`; they follow scaling, resizing, upgrades and deletion.
+ * - The emulated nodes appear as Node objects with the API's node names and their node size's
+ *   capacity, Ready when the node is `ready`; they follow scaling, resizing, upgrades and
+ *   deletion. A node that is not `ready` takes no new pods; a `draining` one has its pods
+ *   evicted; a node that is gone takes its pods with it. Where its API server runs workloads
+ *   (workloads.ts), the controllers move them to the nodes that remain.
+ * - A cluster's `kubernetes_version`, and its nodes', are the version its API server serves.
  * - A cluster that is gone (deleted, reset) has its API server stopped and its data dropped.
  *
  * The emulated lifecycle stays what it is (timestamps, applied when read, see lifecycle.ts); a
@@ -27,6 +31,21 @@ const TOKEN_SECONDS = 10 * 365 * 24 * 3600;
 const ACCOUNTS_NAMESPACE = "kube-system";
 /** Node statuses in which a node is registered with the API server (a kubelet has joined). */
 const REGISTERED = new Set(["joining", "ready", "draining", "not_ready", "deleting"]);
+/** Node statuses in which a node takes no new pods (cordoned). */
+const CORDONED = new Set(["draining", "deleting"]);
+
+/**
+ * What a node of each size offers pods (the emulator's choice: the spec gives sizes no figures;
+ * docs/kubernetes.md of the emulator lists them). The scheduler places pods against these.
+ */
+export const NODE_CAPACITY: Record<NodeRecord["node_size"], { cpu: string; memory: string }> = {
+  small: { cpu: "2", memory: "4Gi" },
+  medium: { cpu: "4", memory: "8Gi" },
+  large: { cpu: "8", memory: "16Gi" },
+  xlarge: { cpu: "16", memory: "32Gi" },
+};
+/** Pods per node, as a kubelet's default `maxPods`. */
+const MAX_PODS = "110";
 
 interface Backed {
   cluster: ClusterRecord;
@@ -61,6 +80,7 @@ export class KubernetesBacking {
     const placement = await this.placement.place(c.id, c.endpoint);
     c.endpoint = placement.endpoint;
     c.kubeconfig.namespace = placement.namespace;
+    this.runsServedVersion(c);
     touch(c);
     const ready = placement.ready.then(async ({ admin, caPem }) => {
       if (c.kubeconfig.account === undefined || c.kubeconfig.caPem !== caPem) {
@@ -79,6 +99,17 @@ export class KubernetesBacking {
     ready.catch((e: Error) => this.log(`cluster ${c.id}: ${e.message}`));
     this.backed.set(c.id, { cluster: c, placement, ready, syncing: false });
     this.state.changedInPlace(c.id);
+  }
+
+  /** The Kubernetes version every backed cluster runs. */
+  get version(): string {
+    return this.placement.version;
+  }
+
+  /** `c` and its nodes run the version its API server serves. */
+  private runsServedVersion(c: ClusterRecord): void {
+    c.kubernetes_version = this.placement.version;
+    for (const n of c.nodes) n.kubernetes_version = this.placement.version;
   }
 
   /** Resolves once `c`'s kubeconfig works; rejects when its API server could not start. */
@@ -195,24 +226,30 @@ export class KubernetesBacking {
     const applied = entry.applied;
     const wanted = new Map(c.nodes.filter((n) => REGISTERED.has(n.status)).map((n) => [n.name, n]));
     for (const [name, node] of wanted) {
-      const shape = JSON.stringify([node.status === "ready", node.node_size, node.kubernetes_version, node.ip_address]);
-      if (applied.get(name) === shape) continue;
-      if (!applied.has(name)) await kubeCall(admin, "POST", "/api/v1/nodes", nodeObject(node), [409]);
+      const shape = JSON.stringify([node.status, node.node_size, node.kubernetes_version, node.ip_address]);
+      const before = applied.get(name);
+      if (before === shape) continue;
+      if (before === undefined) await kubeCall(admin, "POST", "/api/v1/nodes", nodeObject(node), [409]);
       else
         await kubeCall(
           admin,
           "PATCH",
           `/api/v1/nodes/${name}`,
-          { metadata: { labels: nodeLabels(node) } },
+          { metadata: { labels: nodeLabels(node) }, spec: nodeSpec(node) },
           [],
           "application/merge-patch+json",
         );
       await kubeCall(admin, "PATCH", `/api/v1/nodes/${name}/status`, { status: nodeStatus(node) }, [], "application/merge-patch+json");
       applied.set(name, shape);
+      if (node.status === "draining" && !before?.startsWith('["draining"')) await evictPods(admin, name);
     }
     for (const name of [...applied.keys()]) {
       if (wanted.has(name)) continue;
       await kubeCall(admin, "DELETE", `/api/v1/nodes/${name}`, undefined, [404]);
+      // The machine is gone, and its pods with it: no kubelet will confirm their deletion.
+      await forEachPodOn(admin, name, (pod) =>
+        kubeCall(admin, "DELETE", `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}`, { gracePeriodSeconds: 0 }, [404]),
+      );
       applied.delete(name);
     }
   }
@@ -247,19 +284,66 @@ function nodeLabels(n: NodeRecord): Record<string, string> {
   };
 }
 
+/** The pods bound to node `name`. */
+async function forEachPodOn(admin: KubeConnection, name: string, act: (pod: { namespace: string; name: string }) => Promise<unknown>) {
+  const res = await kubeCall(admin, "GET", `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`);
+  const items = (res.body as { items?: Array<{ metadata: { namespace: string; name: string; ownerReferences?: Array<{ kind: string }> } }> })
+    .items;
+  for (const pod of items ?? []) {
+    // A DaemonSet's pods stay, as `kubectl drain --ignore-daemonsets` leaves them.
+    if (pod.metadata.ownerReferences?.some((o) => o.kind === "DaemonSet")) continue;
+    await act(pod.metadata);
+  }
+}
+
+/**
+ * A drain: every pod of the node is evicted through the Eviction API, which honours
+ * PodDisruptionBudgets. One a budget holds (429) stays until the node is gone.
+ */
+async function evictPods(admin: KubeConnection, name: string): Promise<void> {
+  await forEachPodOn(admin, name, (pod) =>
+    kubeCall(
+      admin,
+      "POST",
+      `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}/eviction`,
+      { apiVersion: "policy/v1", kind: "Eviction", metadata: pod },
+      [404, 429],
+    ),
+  );
+}
+
+/**
+ * Taints and cordon: control planes take no workloads; a node not `ready` takes no new pods
+ * (the taint the node lifecycle controller would set); a draining or deleting one is cordoned.
+ */
+function nodeSpec(n: NodeRecord): { taints: unknown[] | null; unschedulable: boolean } {
+  const taints = [
+    ...(n.role === "controlplane" ? [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] : []),
+    ...(n.status !== "ready" ? [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] : []),
+  ];
+  // null: a merge patch removes the last taint.
+  return { taints: taints.length > 0 ? taints : null, unschedulable: CORDONED.has(n.status) };
+}
+
 function nodeObject(n: NodeRecord): unknown {
+  // Pod addresses come from the node's own range (kwok hands them out): unique across the cluster.
+  const host = n.ip_address.split(".").at(-1);
+  const { taints, unschedulable } = nodeSpec(n);
   return {
     apiVersion: "v1",
     kind: "Node",
     metadata: { name: n.name, labels: nodeLabels(n) },
-    spec: n.role === "controlplane" ? { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {},
+    spec: { ...(taints ? { taints } : {}), unschedulable, podCIDR: `10.244.${host}.0/24` },
   };
 }
 
 function nodeStatus(n: NodeRecord): unknown {
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   const ready = n.status === "ready";
+  const resources = { ...NODE_CAPACITY[n.node_size], pods: MAX_PODS };
   return {
+    capacity: resources,
+    allocatable: resources,
     conditions: [
       {
         type: "Ready",

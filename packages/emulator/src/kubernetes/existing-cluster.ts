@@ -77,12 +77,21 @@ export function connectionFromKubeconfig(file: string): KubeConnection {
 export class ExistingCluster implements Placement {
   readonly scope = "namespace" as const;
 
-  private constructor(private readonly admin: KubeConnection) {}
+  private constructor(
+    private readonly admin: KubeConnection,
+    readonly version: string,
+  ) {}
 
   /** Checks the kubeconfig reaches its cluster and may make what each emulated cluster needs. */
   static async connect(kubeconfig: string): Promise<ExistingCluster> {
     const admin = connectionFromKubeconfig(kubeconfig);
+    let version: string;
     try {
+      const served = (await kubeCall(admin, "GET", "/version")).body as { gitVersion?: unknown } | undefined;
+      // A distribution's suffix (`v1.33.1+k3s1`) is not part of the version the API reports.
+      const found = typeof served?.gitVersion === "string" ? served.gitVersion.match(/^v\d+\.\d+\.\d+/)?.[0] : undefined;
+      if (!found) throw new Error(`GET /version answered no gitVersion v<major>.<minor>.<patch>`);
+      version = found;
       await kubeCall(
         admin,
         "POST",
@@ -96,7 +105,7 @@ export class ExistingCluster implements Placement {
     } catch (e) {
       throw new Error(`--kubernetes-kubeconfig ${kubeconfig}: ${(e as Error).message}`);
     }
-    return new ExistingCluster(admin);
+    return new ExistingCluster(admin, version);
   }
 
   async place(clusterId: string): Promise<ClusterPlacement> {

@@ -1,6 +1,7 @@
 /**
  * `--kubernetes`: one real kube-apiserver per emulated cluster, all on one etcd (each under its
- * own `--etcd-prefix`), so that what one cluster's kubeconfig creates no other cluster sees.
+ * own `--etcd-prefix`), so that what one cluster's kubeconfig creates no other cluster sees; with
+ * it, the components that make the cluster run workloads (workloads.ts).
  *
  * Each API server sits behind a TCP listener of the emulator's: the listener exists from the
  * moment the cluster is created (so the create answer can carry the endpoint), holds connections
@@ -10,10 +11,11 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { join } from "node:path";
-import type { KubernetesBinaries } from "./binaries";
+import { type KubernetesBinaries, servedVersion } from "./binaries";
 import { type KubeConnection, kubeRequest } from "./kube-api";
 import type { ClusterPlacement, Placement } from "./placement";
 import { type TiedProcess, freePort, logTail, spawnTied, waitUntil } from "./processes";
+import { type Workloads, startWorkloads } from "./workloads";
 
 /** How long a start may take before the cluster's kubeconfig requests fail. */
 const START_TIMEOUT_MS = 120_000;
@@ -22,6 +24,7 @@ const PORT_ATTEMPTS = 3;
 
 export class LocalControlPlanes implements Placement {
   readonly scope = "cluster" as const;
+  readonly version: string;
   private etcd?: { proc: TiedProcess; url: string };
   private etcdStarting?: Promise<string>;
 
@@ -34,7 +37,9 @@ export class LocalControlPlanes implements Placement {
     private readonly binaries: KubernetesBinaries,
     private readonly dataDir: string,
     private readonly durable: boolean,
-  ) {}
+  ) {
+    this.version = servedVersion(binaries.apiserver);
+  }
 
   private etcdUrl(): Promise<string> {
     this.etcdStarting ??= this.startEtcd();
@@ -89,6 +94,7 @@ export class LocalControlPlanes implements Placement {
     const proxy = await listenProxy(endpoint);
     let upstream: number | undefined;
     let proc: TiedProcess | undefined;
+    let workloads: Workloads | undefined;
     let stopped = false;
     const ready = (async () => {
       const etcd = await this.etcdUrl();
@@ -103,6 +109,7 @@ export class LocalControlPlanes implements Placement {
             { process: proc, timeoutMs: START_TIMEOUT_MS, intervalMs: 200 },
           );
           upstream = port;
+          workloads = startWorkloads(this.binaries, dir, `https://127.0.0.1:${port}`, join(dir, "certs", "apiserver.crt"), adminToken);
           proxy.release(port);
           return;
         } catch (e) {
@@ -124,6 +131,7 @@ export class LocalControlPlanes implements Placement {
       stop: async () => {
         stopped = true;
         proxy.close();
+        await workloads?.stop();
         await proc?.stop();
         rmSync(dir, { recursive: true, force: true });
         await this.dropKeys(clusterId);
@@ -131,6 +139,7 @@ export class LocalControlPlanes implements Placement {
       suspend: async () => {
         stopped = true;
         proxy.close();
+        await workloads?.stop();
         await proc?.stop();
       },
     };
@@ -171,9 +180,6 @@ function apiserverArgs(dir: string, clusterId: string, etcd: string, port: numbe
     "--service-account-max-token-expiration=87600h",
     "--service-cluster-ip-range=10.96.0.0/16",
     "--profiling=false",
-    // No controller manager runs: nothing would create the `default` service account that this
-    // admission plugin waits for before admitting a Pod.
-    "--disable-admission-plugins=ServiceAccount",
   ];
 }
 

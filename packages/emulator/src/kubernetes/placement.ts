@@ -26,6 +26,11 @@ export interface Placement {
    * everything in its namespace plus reading namespaces and nodes (`namespace`).
    */
   readonly scope: "cluster" | "namespace";
+  /**
+   * The Kubernetes version its API servers serve (`v1.37.2`): the version of every cluster it
+   * backs and of their nodes, so that the API, the Node objects and `kubectl version` agree.
+   */
+  readonly version: string;
   /** Starts serving a cluster; `endpoint` is the one it had before a restart. */
   place(clusterId: string, endpoint: string | undefined): Promise<ClusterPlacement>;
   close(): Promise<void>;

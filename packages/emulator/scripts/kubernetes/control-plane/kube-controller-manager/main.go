@@ -1,0 +1,13 @@
+// kube-controller-manager v1.37.2, unchanged: built from Go modules by scripts/ensure-kubernetes.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-controller-manager/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewControllerManagerCommand()))
+}
