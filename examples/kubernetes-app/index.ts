@@ -8,13 +8,12 @@ import * as cms from "pulumi-cms";
 const config = new pulumi.Config();
 const replicas = config.getNumber("replicas") ?? 2;
 const image = config.get("image") ?? "nginx:1.27-alpine";
-// Against `cms-emulator --kubernetes` no kubelet runs pods, so a Deployment never becomes ready:
-// and a Service never gets endpoints: `pulumi config set skipAwait true` there makes Pulumi not
-// wait for either.
-const skipAwait = config.getBoolean("skipAwait") ?? false;
-const annotations = skipAwait ? { "pulumi.com/skipAwait": "true" } : undefined;
 
-const cluster = new cms.Cluster("apps", { controlPlanes: 1, workers: 2, nodeSize: "medium" });
+const cluster = new cms.Cluster("apps", {
+  controlPlanes: config.getNumber("controlPlanes") ?? 1,
+  workers: config.getNumber("workers") ?? 2,
+  nodeSize: "medium",
+});
 
 // One line, like `cluster.provider` in @pulumi/eks. Server-side apply on; the provider is only
 // replaced (redeploying everything below) when the cluster itself is replaced.
@@ -26,7 +25,7 @@ const labels = { app: "hello" };
 const deployment = new k8s.apps.v1.Deployment(
   "hello",
   {
-    metadata: { namespace: namespace.metadata.name, labels, annotations },
+    metadata: { namespace: namespace.metadata.name, labels },
     spec: {
       replicas,
       selector: { matchLabels: labels },
@@ -52,7 +51,7 @@ const deployment = new k8s.apps.v1.Deployment(
 const service = new k8s.core.v1.Service(
   "hello",
   {
-    metadata: { namespace: namespace.metadata.name, labels, annotations },
+    metadata: { namespace: namespace.metadata.name, labels },
     spec: { type: "ClusterIP", selector: labels, ports: [{ name: "http", port: 80, targetPort: "http" }] },
   },
   { provider },

@@ -1,43 +1,34 @@
 /**
- * examples/kubernetes-app deployed for real: the emulator backs the cluster with a real
- * kube-apiserver (`--kubernetes`), the example's app goes through `cms.kubernetesProvider`, and
- * kubectl reads it back with the cluster's kubeconfig. Needs the Pulumi Kubernetes resource
- * plugin, which a user's machine downloads on first use; where it is missing (this repository's
- * CI: the Go module proxy refuses its module, so it cannot be built), the test is skipped with
- * the reason. The program itself is still checked under mocks (kubernetes-app.test.ts).
+ * examples/kubernetes-app as a user runs it, end to end: the real Pulumi CLI, the real Kubernetes
+ * resource plugin (`scripts/ensure-pulumi-kubernetes`; `.ci/run` puts it on PATH), and
+ * `cms-emulator --kubernetes`, whose clusters run workloads. Pulumi awaits the rollout as it
+ * would on any cluster (no `skipAwait`), and kubectl, with the cluster's own kubeconfig, reads
+ * what a user would check. Then the chain's known pains, in the order a stack lives them:
+ * scaling, a credential rotation, a replacement of the cluster, destroy; and, on a second
+ * stack, a cluster deleted in the console.
  */
-import { existsSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject } from "../lifecycle/harness.mjs";
-import { kubectl, kubernetesUnavailable } from "../support/kubernetes";
+import {
+  CLUSTER_TYPE,
+  findPulumi,
+  lifecycleSkipped,
+  startLifecycleEmulator,
+  type LifecycleEmulator,
+  type PulumiProject,
+} from "../lifecycle/harness.mjs";
+import { kubectl, kubernetesPluginDir, kubernetesUnavailable } from "../support/kubernetes";
 import { exampleProject } from "./project";
 
 const STEP = 10 * 60_000;
-const PLUGIN = "pulumi-resource-kubernetes";
+const skip = lifecycleSkipped() ? "CMS_SKIP_LIFECYCLE=1" : kubernetesUnavailable({ plugin: true });
 
-/** The directory holding the Kubernetes resource plugin: PATH, or the user's Pulumi plugins. */
-function kubernetesPluginDir(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) if (dir && existsSync(join(dir, PLUGIN))) return dir;
-  const plugins = join(process.env.PULUMI_HOME ?? join(homedir(), ".pulumi"), "plugins");
-  const installed = existsSync(plugins)
-    ? readdirSync(plugins)
-        .filter((d) => /^resource-kubernetes-v/.test(d))
-        .sort()
-    : [];
-  const newest = installed.at(-1);
-  return newest && existsSync(join(plugins, newest, PLUGIN)) ? join(plugins, newest) : undefined;
+/** What every command of these stacks must not print. */
+const NEVER = [/is expected to have version/, /unreachable cluster/i, /timed out waiting/i];
+function clean(result: { stdout: string; stderr: string }): void {
+  for (const pattern of NEVER) expect(`${result.stdout}\n${result.stderr}`).not.toMatch(pattern);
 }
 
-const pluginDir = kubernetesPluginDir();
-const skip = lifecycleSkipped()
-  ? "CMS_SKIP_LIFECYCLE=1"
-  : pluginDir === undefined
-    ? `the Pulumi Kubernetes resource plugin (${PLUGIN}) is not installed (pulumi plugin install resource kubernetes)`
-    : kubernetesUnavailable();
-
-describe.skipIf(skip !== undefined)(`examples/kubernetes-app deployed to a real API server${skip ? ` (skipped: ${skip})` : ""}`, () => {
+describe.skipIf(skip !== undefined)(`examples/kubernetes-app with the real Kubernetes plugin${skip ? ` (skipped: ${skip})` : ""}`, () => {
   let emu: LifecycleEmulator;
   let project: PulumiProject;
 
@@ -45,9 +36,8 @@ describe.skipIf(skip !== undefined)(`examples/kubernetes-app deployed to a real 
     await findPulumi();
     emu = await startLifecycleEmulator({ kubernetes: {} });
     project = await exampleProject("kubernetes-app", emu);
-    // The test's PULUMI_HOME is empty: the plugin is found on PATH. No kubelet runs pods.
-    project.env.PATH = `${pluginDir}${delimiter}${process.env.PATH}`;
-    await project.setConfig("skipAwait", "true");
+    // The test's PULUMI_HOME is empty: the CLI runs the plugin it finds on PATH, as it says.
+    project.env.PATH = `${kubernetesPluginDir()}:${process.env.PATH}`;
   }, STEP);
   afterAll(async () => {
     await project?.destroy([], { allowFailure: true });
@@ -55,17 +45,169 @@ describe.skipIf(skip !== undefined)(`examples/kubernetes-app deployed to a real 
     await emu?.close();
   }, STEP);
 
+  const outputs = async () => (await project.outputs()) as { clusterId: string; deploymentName: string; serviceName: string };
+  const kubeconfigOf = async (id: string) => {
+    const res = await emu.api("GET", `/v1/clusters/${id}/kubeconfig`);
+    expect(res.status).toBe(200);
+    return res.text;
+  };
+  const get = async (kubeconfig: string, args: string[]) => {
+    const out = await kubectl(kubeconfig, ["-n", "hello", "get", ...args]);
+    expect(out).toMatchObject({ code: 0, stderr: "" });
+    return out.stdout;
+  };
+  /** The app as kubectl sees it: the Deployment's uid and the phase, node and readiness of each pod. */
+  const app = async (kubeconfig: string) => {
+    const { deploymentName, serviceName } = await outputs();
+    const deployment = JSON.parse(await get(kubeconfig, [`deployment/${deploymentName}`, "-o", "json"]));
+    const pods = JSON.parse(await get(kubeconfig, ["pods", "-l", "app=hello", "-o", "json"])).items as any[];
+    const slices = JSON.parse(await get(kubeconfig, ["endpointslices", "-l", `kubernetes.io/service-name=${serviceName}`, "-o", "json"]));
+    const endpoints = (slices.items as any[]).flatMap((s) => (s.endpoints ?? []).filter((e: any) => e.conditions?.ready));
+    return {
+      uid: deployment.metadata.uid as string,
+      available: deployment.status.availableReplicas as number,
+      pods: pods.map((p) => ({ phase: p.status.phase, node: p.spec.nodeName as string, ip: p.status.podIP as string })),
+      endpoints: endpoints.map((e: any) => e.addresses[0]).sort(),
+    };
+  };
+
   it(
-    "up deploys the namespace, deployment and service; kubectl reads them back; destroy removes them",
+    "up rolls the app out and waits for it: pods Running on the workers, the Service's endpoints are the pods",
     async () => {
-      await project.up();
-      const [cluster] = await emu.clusters();
-      const kubeconfig = (await emu.api("GET", `/v1/clusters/${cluster.id}/kubeconfig`)).text;
-      const read = await kubectl(kubeconfig, ["get", "-n", "hello", "deployment/hello", "service/hello", "-o", "name"]);
-      expect(read).toMatchObject({ code: 0, stdout: "deployment.apps/hello\nservice/hello\n" });
-      await project.destroy();
+      const up = await project.up();
+      clean(up);
+      expect(up.stderr + up.stdout).toContain("using pulumi-resource-kubernetes from $PATH");
+      const { clusterId, deploymentName } = await outputs();
+      const kubeconfig = await kubeconfigOf(clusterId);
+      const rollout = await kubectl(kubeconfig, ["-n", "hello", "rollout", "status", `deployment/${deploymentName}`, "--timeout=10s"]);
+      expect(rollout).toMatchObject({ code: 0, stdout: expect.stringContaining("successfully rolled out") });
+      const seen = await app(kubeconfig);
+      expect(seen.available).toBe(2);
+      expect(seen.pods).toHaveLength(2);
+      for (const pod of seen.pods) {
+        expect(pod.phase).toBe("Running");
+        expect(pod.node).toMatch(/-worker-\d+$/);
+      }
+      expect(seen.endpoints).toEqual(seen.pods.map((p) => p.ip).sort());
+    },
+    STEP,
+  );
+
+  it(
+    "scaling workers 2 → 3 updates the cluster in place: a third worker is Ready, the app and its provider are left alone",
+    async () => {
+      const { clusterId } = await outputs();
+      const kubeconfig = await kubeconfigOf(clusterId);
+      const before = await app(kubeconfig);
+      await project.setConfig("workers", 3);
+      const up = await project.up();
+      clean(up);
+      const changed = up.steps.filter((s) => s.kind === "outputs" && s.op !== "same").map((s) => `${s.op} ${s.type}`);
+      expect(changed).toEqual([`update ${CLUSTER_TYPE}`]);
+      const ready = await kubectl(kubeconfig, [
+        "get",
+        "nodes",
+        "-o",
+        'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+      ]);
+      expect(
+        ready.stdout
+          .trim()
+          .split("\n")
+          .filter((l) => /-worker-\d+=True$/.test(l)),
+      ).toHaveLength(3);
+      expect((await app(kubeconfig)).uid).toBe(before.uid);
+    },
+    STEP,
+  );
+
+  it(
+    "after a credential rotation, a plain refresh fails without dropping anything; `pulumi refresh --run-program` then `up` carry on with the new kubeconfig",
+    async () => {
+      const { clusterId } = await outputs();
+      const before = await app(await kubeconfigOf(clusterId));
+      const resources = (await project.exportStack()).resources.map((r) => r.urn).sort();
+      await emu.control.rotateKubeconfig(clusterId);
+
+      const plain = await project.refresh([], { allowFailure: true });
+      expect(plain.code).not.toBe(0);
+      expect((await project.exportStack()).resources.map((r) => r.urn).sort()).toEqual(resources);
+
+      const refreshed = await project.refresh(["--run-program"]);
+      clean(refreshed);
+      const up = await project.up();
+      clean(up);
+      expect(up.steps.filter((s) => s.kind === "outputs" && s.op === "replace")).toEqual([]);
+      const after = await app(await kubeconfigOf(clusterId));
+      expect(after.uid).toBe(before.uid);
+      expect((await project.exportStack()).resources.map((r) => r.urn).sort()).toEqual(resources);
+      const again = await project.refresh();
+      clean(again);
+    },
+    STEP,
+  );
+
+  it(
+    "controlPlanes 1 → 3 replaces the cluster: the app comes up on the new cluster, the old one is deleted after, nothing is left on it",
+    async () => {
+      const { clusterId: oldId } = await outputs();
+      await project.setConfig("controlPlanes", 3);
+      const up = await project.up();
+      clean(up);
+      const { clusterId: newId } = await outputs();
+      expect(newId).not.toBe(oldId);
+      expect((await emu.api("GET", `/v1/clusters/${oldId}`)).status).toBe(404);
+      const seen = await app(await kubeconfigOf(newId));
+      expect(seen.available).toBe(2);
+      expect(seen.pods.every((p) => p.phase === "Running")).toBe(true);
+      expect(await emu.clusters()).toHaveLength(1);
+    },
+    STEP,
+  );
+
+  it(
+    "destroy removes the app, then the cluster",
+    async () => {
+      const destroyed = await project.destroy();
+      clean(destroyed);
+      const deletes = destroyed.steps.filter((s) => s.kind === "outputs" && s.op === "delete").map((s) => s.type);
+      expect(deletes.indexOf(CLUSTER_TYPE)).toBeGreaterThan(deletes.indexOf("kubernetes:apps/v1:Deployment"));
+      expect(deletes).toContain("kubernetes:apps/v1:Deployment");
       expect(await emu.clusters()).toEqual([]);
     },
     STEP,
   );
 });
+
+describe.skipIf(skip !== undefined)(
+  `examples/kubernetes-app whose cluster is deleted in the console${skip ? ` (skipped: ${skip})` : ""}`,
+  () => {
+    let emu: LifecycleEmulator;
+    let project: PulumiProject;
+
+    beforeAll(async () => {
+      await findPulumi();
+      emu = await startLifecycleEmulator({ kubernetes: {} });
+      project = await exampleProject("kubernetes-app", emu, "console");
+      project.env.PATH = `${kubernetesPluginDir()}:${process.env.PATH}`;
+    }, STEP);
+    afterAll(async () => {
+      await project?.destroy([], { allowFailure: true, env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
+      await project?.dispose();
+      await emu?.close();
+    }, STEP);
+
+    it(
+      "PULUMI_K8S_DELETE_UNREACHABLE=true pulumi destroy, as the README says, ends with an empty stack",
+      async () => {
+        await project.up();
+        const { clusterId } = (await project.outputs()) as { clusterId: string };
+        expect((await emu.api("DELETE", `/v1/clusters/${clusterId}`)).status).toBe(204);
+        await emu.waitForCluster(clusterId, (c) => c === undefined);
+        await project.destroy([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
+        expect((await project.exportStack()).resources).toEqual([]);
+      },
+      STEP,
+    );
+  },
+);

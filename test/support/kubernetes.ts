@@ -1,24 +1,59 @@
 /**
- * What the tests of `--kubernetes` share: the binaries, and kubectl run on a kubeconfig text.
+ * What the tests of `--kubernetes` share: the binaries, the Kubernetes resource plugin, and
+ * kubectl run on a kubeconfig text.
  *
- * The tests need kube-apiserver and etcd (`packages/emulator/scripts/ensure-kubernetes` builds them; `.ci/run`
- * does). Outside CI, a machine without them skips those tests and says why; in CI they fail.
+ * The tests need the control plane, etcd and kwok (`packages/emulator/scripts/ensure-kubernetes`
+ * builds them), and those that deploy through Pulumi the plugin (`scripts/ensure-pulumi-kubernetes`);
+ * `.ci/run` builds both. Outside CI, a machine without them skips those tests and says why; in CI
+ * they fail.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
 import { findKubernetesBinaries } from "../../packages/emulator/src/kubernetes/binaries";
 
-/** Why the Kubernetes tests cannot run here, or undefined when they can (always in CI). */
-export function kubernetesUnavailable(): string | undefined {
+const PLUGIN = "pulumi-resource-kubernetes";
+
+/** Where `scripts/ensure-pulumi-kubernetes` leaves the plugin: PATH first, then its cache. */
+function pluginCandidates(): string[] {
+  const sdk = JSON.parse(readFileSync(join(__dirname, "../../node_modules/@pulumi/kubernetes/package.json"), "utf8"));
+  const cache = process.env.PULUMI_CMS_CACHE ?? join(homedir(), ".cache", "pulumi-cms");
+  return [...(process.env.PATH ?? "").split(delimiter).filter(Boolean), join(cache, `pulumi-kubernetes-v${sdk.pulumi.version}`, "bin")];
+}
+
+/**
+ * The directory holding the Kubernetes resource plugin, to put first on a project's PATH.
+ *
+ * @throws Error saying how to build it, when it is nowhere
+ */
+export function kubernetesPluginDir(): string {
+  const candidates = pluginCandidates();
+  const found = candidates.find((dir) => existsSync(join(dir, PLUGIN)));
+  if (found) return found;
+  throw new Error(`${PLUGIN} is in none of ${candidates.at(-1)} and PATH: run scripts/ensure-pulumi-kubernetes (about 10 min once)`);
+}
+
+/**
+ * Why the Kubernetes tests cannot run here, or undefined when they can (always in CI).
+ *
+ * @param needs.plugin the test deploys through the Kubernetes resource plugin too
+ */
+export function kubernetesUnavailable(needs: { plugin?: boolean } = {}): string | undefined {
   if (process.env.CI) return undefined;
   try {
     findKubernetesBinaries();
-    return undefined;
   } catch {
-    return "no kube-apiserver/etcd: run packages/emulator/scripts/ensure-kubernetes to build them (about 15 min once)";
+    return "no Kubernetes control plane and kwok: run packages/emulator/scripts/ensure-kubernetes to build them (about 20 min once)";
   }
+  if (needs.plugin) {
+    try {
+      kubernetesPluginDir();
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+  return undefined;
 }
 
 /** The outcome of one kubectl command. */

@@ -1,8 +1,11 @@
 /**
- * `--kubernetes`: every cluster's kubeconfig reaches a real kube-apiserver of its own. kubectl,
- * with the kubeconfig as the API serves it (its CA verified, its token the only credential),
- * lists namespaces, applies a Deployment and a Service and reads them back; clusters do not see
- * each other; rotation and deletion revoke; nodes appear as Node objects and follow scaling.
+ * `--kubernetes`: every cluster's kubeconfig reaches a real kube-apiserver of its own, and the
+ * cluster runs workloads. kubectl, with the kubeconfig as the API serves it (its CA verified, its
+ * token the only credential), lists namespaces, rolls out a Deployment whose Service gets the
+ * pods as endpoints, runs a Job to completion; requests are placed against the node size's
+ * capacity; clusters do not see each other; rotation and deletion revoke; nodes appear as Node
+ * objects and follow scaling, and their pods follow them; the cluster's version, its nodes' and
+ * its API server's agree; no process of a cluster outlives it.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -42,6 +45,25 @@ describe.skipIf(skip !== undefined)(`clusters backed by real API servers${skip ?
     expect(res.status).toBe(200);
     return res.text;
   };
+  /** Phase and node of every pod with label app=`app`. */
+  const podsOf = async (kubeconfig: string, app: string): Promise<Array<{ phase: string; node: string; ip: string }>> => {
+    const out = await kubectl(kubeconfig, ["get", "pods", "-l", `app=${app}`, "-o", "json"]);
+    expect(out.stderr).toBe("");
+    return JSON.parse(out.stdout).items.map((p: any) => ({ phase: p.status.phase, node: p.spec.nodeName ?? "", ip: p.status.podIP ?? "" }));
+  };
+  /** Processes under this one (the emulator runs in it) working for cluster `id`. */
+  const processesOf = (id: string): string[] =>
+    descendants(process.pid)
+      .map((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        } catch {
+          return [];
+        }
+      })
+      .filter((argv) => argv[0] !== "sh" && argv.some((a) => a.includes(`/${id}/`)))
+      .map((argv) => argv[0].split("/").at(-1) as string)
+      .sort();
   const nodeNames = async (kubeconfig: string): Promise<string[]> => {
     const out = await kubectl(kubeconfig, ["get", "nodes", "-o", "jsonpath={.items[*].metadata.name}"]);
     expect(out.stderr).toBe("");
@@ -75,6 +97,109 @@ describe.skipIf(skip !== undefined)(`clusters backed by real API servers${skip ?
       // The server version clients read is the release's own, not v0.0.0-master.
       const version = await kubectl(kubeconfig, ["version", "-o", "json"]);
       expect(JSON.parse(version.stdout).serverVersion.gitVersion).toBe("v1.37.2");
+    },
+    SLOW,
+  );
+
+  it(
+    "a Deployment rolls out: its pods run on the workers with addresses of their node's range, and the Service's endpoints are those pods",
+    async () => {
+      const id = await runningCluster("rollout");
+      const kubeconfig = await kubeconfigOf(id);
+      expect((await kubectl(kubeconfig, ["apply", "-f", "-"], appManifest("web"))).code).toBe(0);
+      const rollout = await kubectl(kubeconfig, ["rollout", "status", "deployment/web", "--timeout=60s"]);
+      expect(rollout).toMatchObject({ code: 0, stdout: expect.stringContaining('deployment "web" successfully rolled out') });
+      const pods = await podsOf(kubeconfig, "web");
+      expect(pods.map((p) => p.phase)).toEqual(["Running", "Running"]);
+      for (const pod of pods) expect(pod.node).toMatch(/^rollout-worker-\d+$/);
+      expect(new Set(pods.map((p) => p.ip)).size).toBe(2);
+      const endpoints = await until(
+        async () =>
+          (
+            await kubectl(kubeconfig, [
+              "get",
+              "endpointslices",
+              "-l",
+              "kubernetes.io/service-name=web",
+              "-o",
+              "jsonpath={.items[*].endpoints[*].addresses[0]}",
+            ])
+          ).stdout
+            .split(" ")
+            .filter(Boolean)
+            .sort(),
+        (ips) => ips.length === 2,
+        30_000,
+      );
+      expect(endpoints).toEqual(pods.map((p) => p.ip).sort());
+
+      const job = await kubectl(kubeconfig, ["create", "job", "once", "--image=busybox:1.36", "--", "true"]);
+      expect(job.code).toBe(0);
+      expect(await kubectl(kubeconfig, ["wait", "--for=condition=complete", "job/once", "--timeout=60s"])).toMatchObject({ code: 0 });
+    },
+    SLOW,
+  );
+
+  it(
+    "requests are placed against the node size's capacity: a replica that does not fit stays Pending until a worker joins",
+    async () => {
+      // small: 2 CPUs a node. Three replicas of 800m: two fit on one worker, the third waits.
+      const created = await api.post("/v1/clusters", clusterBody({ name: "tight", workers: 1, node_size: "small" }));
+      await until(
+        () => api.get(`/v1/clusters/${created.body.id}`),
+        (r) => r.body.status === "running",
+        30_000,
+      );
+      const id = created.body.id;
+      const kubeconfig = await kubeconfigOf(id);
+      const manifest = JSON.parse(appManifest("heavy"));
+      manifest.items[0].spec.replicas = 3;
+      manifest.items[0].spec.template.spec.containers[0].resources = { requests: { cpu: "800m", memory: "64Mi" } };
+      expect((await kubectl(kubeconfig, ["apply", "-f", "-"], JSON.stringify(manifest))).code).toBe(0);
+      const phases = (pods: Array<{ phase: string }>) => pods.map((p) => p.phase).sort();
+      await until(
+        () => podsOf(kubeconfig, "heavy"),
+        (pods) => phases(pods).join() === "Pending,Running,Running",
+        60_000,
+      );
+      const events = await kubectl(kubeconfig, [
+        "get",
+        "events",
+        "--field-selector",
+        "reason=FailedScheduling",
+        "-o",
+        "jsonpath={.items[*].message}",
+      ]);
+      expect(events.stdout).toContain("Insufficient cpu");
+
+      expect((await api.patch(`/v1/clusters/${id}`, { workers: 2 })).status).toBe(200);
+      const after = await until(
+        () => podsOf(kubeconfig, "heavy"),
+        (pods) => phases(pods).join() === "Running,Running,Running",
+        60_000,
+      );
+      expect(after.map((p) => p.node)).toContain("tight-worker-2");
+    },
+    SLOW,
+  );
+
+  it(
+    "the cluster's kubernetes_version, its nodes', its Node objects' and its API server's agree; an upgrade to a version it cannot serve is refused",
+    async () => {
+      const id = await runningCluster("versions", 1);
+      const cluster = (await api.get(`/v1/clusters/${id}`)).body;
+      const kubeconfig = await kubeconfigOf(id);
+      const server = JSON.parse((await kubectl(kubeconfig, ["version", "-o", "json"])).stdout).serverVersion.gitVersion;
+      expect(cluster.kubernetes_version).toBe(server);
+      const nodes = (await api.get(`/v1/clusters/${id}/nodes`)).body.items as Array<{ kubernetes_version: string }>;
+      expect(nodes.map((n) => n.kubernetes_version)).toEqual([server, server]);
+      const kubelets = await until(
+        async () => (await kubectl(kubeconfig, ["get", "nodes", "-o", "jsonpath={.items[*].status.nodeInfo.kubeletVersion}"])).stdout,
+        (out) => out.split(" ").length === 2,
+        15_000,
+      );
+      expect(kubelets).toBe(`${server} ${server}`);
+      await expect(emu.control.upgrade(id, "v1.99.0")).rejects.toThrow(`--kubernetes serves ${server} only`);
     },
     SLOW,
   );
@@ -167,11 +292,38 @@ describe.skipIf(skip !== undefined)(`clusters backed by real API servers${skip ?
   );
 
   it(
+    "a worker removed by scaling down takes its pods with it, and they come back on the workers that remain",
+    async () => {
+      const id = await runningCluster("shrinking", 2);
+      const kubeconfig = await kubeconfigOf(id);
+      const manifest = JSON.parse(appManifest("moved"));
+      manifest.items[0].spec.replicas = 4;
+      expect((await kubectl(kubeconfig, ["apply", "-f", "-"], JSON.stringify(manifest))).code).toBe(0);
+      const spread = await until(
+        () => podsOf(kubeconfig, "moved"),
+        (pods) => pods.length === 4 && pods.every((p) => p.phase === "Running"),
+        60_000,
+      );
+      expect(new Set(spread.map((p) => p.node))).toEqual(new Set(["shrinking-worker-1", "shrinking-worker-2"]));
+
+      expect((await api.patch(`/v1/clusters/${id}`, { workers: 1 })).status).toBe(200);
+      const moved = await until(
+        () => podsOf(kubeconfig, "moved"),
+        (pods) => pods.length === 4 && pods.every((p) => p.phase === "Running" && p.node === "shrinking-worker-1"),
+        60_000,
+      );
+      expect(moved).toHaveLength(4);
+    },
+    SLOW,
+  );
+
+  it(
     "deleting the cluster makes its kubeconfig stop working",
     async () => {
       const id = await runningCluster("doomed");
       const kubeconfig = await kubeconfigOf(id);
       expect((await kubectl(kubeconfig, ["get", "ns"])).code).toBe(0);
+      expect(processesOf(id)).toEqual(["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"]);
       expect((await api.del(`/v1/clusters/${id}`)).status).toBe(204);
       await until(
         () => api.get(`/v1/clusters/${id}`),
@@ -184,6 +336,11 @@ describe.skipIf(skip !== undefined)(`clusters backed by real API servers${skip ?
         30_000,
       );
       expect(after.stderr).toMatch(/refused|EOF|reset/);
+      await until(
+        async () => processesOf(id),
+        (left) => left.length === 0,
+        30_000,
+      );
     },
     SLOW,
   );
@@ -249,9 +406,23 @@ describe.skipIf(skip !== undefined)(`the API servers of a killed emulator${skip 
         const api = new Api(url as string, "cms_killed");
         const created = await api.post("/v1/clusters", clusterBody({ name: "orphan" }));
         expect((await api.get(`/v1/clusters/${created.body.id}/kubeconfig`)).status).toBe(200);
-        const tree = descendants(child.pid as number);
-        const programs = tree.map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0].split("/").at(-1)).sort();
-        expect(programs.filter((p) => p === "kube-apiserver" || p === "etcd")).toEqual(["etcd", "kube-apiserver"]);
+        const programs = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"];
+        const running = () => {
+          const tree = descendants(child.pid as number);
+          const names = tree.map((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0].split("/").at(-1) as string;
+            } catch {
+              return "";
+            }
+          });
+          return { tree, programs: names.filter((n) => programs.includes(n)).sort() };
+        };
+        const { tree } = await until(
+          async () => running(),
+          (r) => r.programs.join() === programs.join(),
+          30_000,
+        );
 
         child.kill("SIGKILL");
         await until(

@@ -287,8 +287,9 @@ function nodeLabels(n: NodeRecord): Record<string, string> {
 /** The pods bound to node `name`. */
 async function forEachPodOn(admin: KubeConnection, name: string, act: (pod: { namespace: string; name: string }) => Promise<unknown>) {
   const res = await kubeCall(admin, "GET", `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`);
-  const items = (res.body as { items?: Array<{ metadata: { namespace: string; name: string; ownerReferences?: Array<{ kind: string }> } }> })
-    .items;
+  const items = (
+    res.body as { items?: Array<{ metadata: { namespace: string; name: string; ownerReferences?: Array<{ kind: string }> } }> }
+  ).items;
   for (const pod of items ?? []) {
     // A DaemonSet's pods stay, as `kubectl drain --ignore-daemonsets` leaves them.
     if (pod.metadata.ownerReferences?.some((o) => o.kind === "DaemonSet")) continue;

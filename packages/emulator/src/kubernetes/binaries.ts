@@ -70,7 +70,8 @@ export function servedVersion(apiserver: string): string {
 export function findKubernetesBinaries(dir?: string, env: NodeJS.ProcessEnv = process.env): KubernetesBinaries {
   if (dir !== undefined) {
     const { found, missing } = inDir(dir);
-    if (missing.length > 0) throw new Error(`--kubernetes-bin ${dir}: expected executable files ${NAMES} in it; missing: ${missing.join(", ")}`);
+    if (missing.length > 0)
+      throw new Error(`--kubernetes-bin ${dir}: expected executable files ${NAMES} in it; missing: ${missing.join(", ")}`);
     return found;
   }
   const cache = env.PULUMI_CMS_CACHE ?? join(env.HOME ?? homedir(), ".cache", "pulumi-cms");
