@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { MAX_RESET_AHEAD_MS, type RateLimitInfo } from "./headers";
 import { DeadlineError } from "./errors/deadline-error";
-import { formatDuration } from "../provider/durations";
+import { formatDuration } from "../shared/durations";
 import { systemClock, type Clock } from "../shared/clock";
 import { omitUndefined } from "../shared/omit-undefined";
 import { runtime } from "../shared/runtime";

@@ -15,7 +15,7 @@
 import type { Clock } from "../shared/clock";
 import { runtimeClock } from "../shared/runtime";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
-import { formatDuration } from "./durations";
+import { formatDuration } from "../shared/durations";
 import { isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";
 import { progressLine } from "./progress-line";
