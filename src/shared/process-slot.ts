@@ -13,7 +13,7 @@
 import { processSingleton } from "./process-singleton";
 
 /** `Symbol.for` key of the map of every slot (a fresh process has none: tests empty it). */
-export const PROCESS_SLOTS_KEY = "pulumi-cms.process-slots.v1";
+const PROCESS_SLOTS_KEY = "pulumi-cms.process-slots.v1";
 
 /** The map of every slot of the process, by name. */
 export function processSlots(): Map<string, unknown> {
