@@ -9,6 +9,9 @@ import { processSlot } from "../shared/process-slot";
 import type { ProgressSink } from "./progress-sink";
 import { processSettings } from "./settings";
 
+/** The sink the process's host offers, opened when a line is first to be shown. */
+const hostSink = processSlot<{ open?: () => ProgressSink | null; sink?: ProgressSink | null }>("provider.host-progress.v1", () => ({}));
+
 /**
  * The sink in use, or undefined when nobody is watching (then the waiter also skips listing
  * nodes, which is only needed for the progress line).
@@ -20,9 +23,6 @@ export function progressSink(): ProgressSink | undefined {
   if (host.sink === undefined && host.open) host.sink = host.open(); // null: looked, none
   return host.sink ?? undefined;
 }
-
-/** The sink the process's host offers, opened when a line is first to be shown. */
-const hostSink = processSlot<{ open?: () => ProgressSink | null; sink?: ProgressSink | null }>("provider.host-progress.v1", () => ({}));
 
 /** For a host: where progress lines go in this process. `open` is called once, on first use. */
 export function offerHostProgress(open: () => ProgressSink | null): void {
