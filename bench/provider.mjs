@@ -144,7 +144,8 @@ async function benchSingle() {
 
 async function benchLong() {
   const cp = require(`${root}/dist/provider/cluster-provider.js`);
-  const { runtime, useSettings } = require(`${root}/dist/shared/runtime.js`);
+  const { processSettings, replaceProcessSettings } = require(`${root}/dist/provider/settings.js`);
+  const { rateLimiters } = require(`${root}/dist/client/limiter.js`);
   const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/schedule.js`);
   const provTok = newToken("long_provider");
   const baseTok = newToken("long_baseline");
@@ -167,7 +168,7 @@ async function benchLong() {
     const c = (await emu.control.clusters()).find((x) => x.id === id);
     return Date.parse(c.created_at) + durationMs;
   };
-  const previous = useSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock });
+  const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock });
   const inputs = (name) => ({
     name,
     controlPlanes: 1,
@@ -178,11 +179,11 @@ async function benchLong() {
     __provider: "exports.handler = undefined;",
   });
   const runProvider = async (name, withProgress) => {
-    runtime().limiters.clear();
+    rateLimiters().clear();
     // In `pulumi up` the provider runs in the engine's dynamic-provider host, where progress
     // lines are on (and the waiter lists nodes for them); here a sink that drops the lines
     // stands in for the engine.
-    useSettings({ ...runtime().settings, progressSink: withProgress ? { report: () => undefined } : undefined });
+    replaceProcessSettings({ ...processSettings(), progressSink: withProgress ? { report: () => undefined } : undefined });
     const since = nowMs();
     const res = await cp.clusterProvider.create(inputs(name));
     const noticedAt = clock.now(); // the kubeconfig GET after the noticing poll takes no virtual time
@@ -216,7 +217,7 @@ async function benchLong() {
       tradeOff: scheduleTradeOff(pollInstants, DEFAULT_POLL_SCHEDULE, durationMs),
     };
   } finally {
-    useSettings(previous);
+    replaceProcessSettings(previous);
     obs.stop();
     await emu.close();
   }

@@ -18,7 +18,7 @@ import { ApiError, DeadlineError, NetworkError, UnprovenOwnershipError, isApiErr
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { omitUndefined } from "../shared/omit-undefined";
-import { formatDuration } from "../provider/durations";
+import { formatDuration } from "../shared/durations";
 import { clusterPages, listingError, totalOf } from "./pagination";
 import { redact } from "./redact";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";

@@ -8,10 +8,10 @@
 import { createHash } from "node:crypto";
 import { MAX_RESET_AHEAD_MS, type RateLimitInfo } from "./headers";
 import { DeadlineError } from "./errors/deadline-error";
-import { formatDuration } from "../provider/durations";
+import { formatDuration } from "../shared/durations";
 import { systemClock, type Clock } from "../shared/clock";
 import { omitUndefined } from "../shared/omit-undefined";
-import { runtime } from "../shared/runtime";
+import { processSlot } from "../shared/process-slot";
 
 /** What the limiter knows about the current window. All times are local epoch ms. */
 export interface LimiterState {
@@ -250,12 +250,16 @@ export function limiterKey(endpoint: string, token: string): string {
   return `${endpoint}#${digest}`;
 }
 
+/**
+ * The process's limiters by endpoint + hashed token: every copy of this package in the process
+ * (program and provider host) draws from one budget per token.
+ */
+export const rateLimiters = processSlot("client.rate-limiters.v1", () => new Map<string, RateLimiter>());
+
 /** The process-wide limiter of an endpoint + token, created on first use. */
 export function sharedLimiter(endpoint: string, token: string): RateLimiter {
   const key = limiterKey(endpoint, token);
-  // The runtime's: every copy of this package in the process (program and provider host) draws
-  // from one budget per token.
-  const map = runtime().limiters;
+  const map = rateLimiters();
   let limiter = map.get(key);
   if (!limiter) {
     limiter = new RateLimiter();

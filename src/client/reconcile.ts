@@ -1,17 +1,15 @@
 /**
  * The cluster ids this process's creates received, so that the lost-reply recovery of one create
  * never offers another create's cluster as a candidate (`shared/ownership.ts` decides the rest).
- * Kept by the runtime, like the limiters, so two copies of the package agree.
+ * A process slot, like the limiters, so two copies of the package agree.
  */
-import { runtime } from "../shared/runtime";
+import { processSlot } from "../shared/process-slot";
 
 /** Bounded: only recent creations can be confused with a lost one. */
 const MAX_CLAIMED = 10_000;
 
 /** The process-wide set of cluster ids already returned by a create. */
-export function claimedClusterIds(): Set<string> {
-  return runtime().claimedIds;
-}
+export const claimedClusterIds = processSlot("client.claimed-cluster-ids.v1", () => new Set<string>());
 
 /** Record that a create call returned `id`. */
 export function claimClusterId(id: string): void {

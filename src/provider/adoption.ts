@@ -38,17 +38,17 @@ import type { ClusterInputs } from "./types";
  * `import` id), and tells `create` which name the cluster in the state has.
  */
 export class StateMemory {
-  /** @param byUrn where it is kept: the default provider's lives in the runtime. */
-  constructor(private readonly byUrn: Map<string, { name: unknown }> = new Map()) {}
+  /** @param byUrn where it is kept (the default provider's is a process slot). */
+  constructor(private readonly byUrn: () => Map<string, { name: unknown }>) {}
 
   /** Record that `urn` is in the state with these inputs. */
   remember(urn: string, olds: Record<string, unknown>): void {
-    this.byUrn.set(urn, { name: olds.name });
+    this.byUrn().set(urn, { name: olds.name });
   }
 
   /** The inputs recorded for `urn`, when check saw it in the state. */
   previous(urn: string | undefined): { name: unknown } | undefined {
-    return urn === undefined ? undefined : this.byUrn.get(urn);
+    return urn === undefined ? undefined : this.byUrn().get(urn);
   }
 }
 

@@ -7,22 +7,28 @@
 import type { ClientOptions, CmsClient } from "../client";
 import { statusOf } from "../client/errors";
 import { dropEmpty, resolveConnection, type Connection, type ConnectionInputs } from "../connection";
-import type { RuntimeSettings } from "../shared/runtime";
-import { saveCompileCache } from "./compile-cache";
 import { retryLine } from "./progress-line";
+import type { ProviderSettings } from "./settings";
 
 let clientModule: Promise<typeof import("../client/index.js")> | undefined;
+const whenLoaded: Array<() => void> = [];
+
+/** Call `hook` once the client's module has loaded (a host saves what it has compiled then). */
+export function afterClientLoads(hook: () => void): void {
+  whenLoaded.push(hook);
+}
 
 /**
  * The client's module, loaded by the first operation that calls the API (a preview's check and
- * diff never do). It is most of what a host loads, so its compiled code is saved for the next
- * command's host once the operation that waited for it has gone on.
+ * diff never do).
  */
 function loadClient(): Promise<typeof import("../client/index.js")> {
   if (!clientModule) {
     clientModule = import("../client/index.js");
     clientModule.then(
-      () => setImmediate(saveCompileCache),
+      () => {
+        for (const hook of whenLoaded) hook();
+      },
       () => (clientModule = undefined),
     );
   }
@@ -41,7 +47,7 @@ export interface ConnectorSources {
   /** The stack configuration `configure` stored (`cms:endpoint`, `cms:token`). */
   configured(): ConnectionInputs;
   /** The provider's settings now: the environment and extra client options. */
-  settings(): RuntimeSettings;
+  settings(): ProviderSettings;
 }
 
 /** A resource's client and the connection it uses. */

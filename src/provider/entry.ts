@@ -10,14 +10,18 @@
  *
  * Where the package is not installed (a program importing the repository's `dist` by path), the
  * serializer copies these functions instead, and each requires the implementation by the path
- * `implementationSpecifier` gives (`serializable.ts`).
+ * `implementationSpecifier` gives (`hosts/dynamic/serializable.ts`).
  *
  * Everything exported here is a method of the provider: nothing else may be. Each loads the
  * implementation (`cluster-provider.js`) on its first call, inside the host; the program never
  * loads it.
+ *
+ * It is the dynamic-provider host's (`hosts/dynamic/`), but it stays in this folder: the serializer
+ * writes the path of the module whose exports it is given, and the path of the implementation
+ * beside it, into every stack's state.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { implementationSpecifier } from "./serializable";
+import { implementationSpecifier } from "../hosts/dynamic/serializable";
 
 const IMPLEMENTATION = implementationSpecifier(__filename);
 
@@ -28,7 +32,7 @@ function load(): Provider {
   return require(IMPLEMENTATION).clusterProvider;
 }
 
-/** See `host.ts`. */
+/** See `hosts/dynamic/provider.ts`. */
 export function configure(...args: Parameters<Provider["configure"]>): ReturnType<Provider["configure"]> {
   return load().configure(...args);
 }

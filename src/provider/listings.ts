@@ -11,7 +11,7 @@
  */
 import type { CmsClient } from "../client";
 import type { ClusterLister } from "../client/pagination";
-import { runtime } from "../shared/runtime";
+import { processSlot } from "../shared/process-slot";
 import type { ApiCluster, ApiClusterList, ClusterStatus } from "../shared/wire-types";
 
 /** What a shared listing needs of a client: `CmsClient` has it. */
@@ -21,11 +21,14 @@ export interface ListingClient {
   listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }): Promise<ApiClusterList>;
 }
 
+/** Listing requests in flight by connection, then by request. */
+const inFlightListings = processSlot("provider.listings-in-flight.v1", () => new Map<string, Map<string, Promise<unknown>>>());
+
 /** The request `key` of the client's connection: the one in flight, else `send()`. */
 function joinOrSend<T>(client: { identity?: unknown }, key: string, send: () => Promise<T>): Promise<T> {
   // A client that does not name its connection (a test double) shares nothing.
   if (typeof client.identity !== "string" || client.identity === "") return send();
-  const listings = runtime().listings;
+  const listings = inFlightListings();
   let inFlight = listings.get(client.identity);
   if (!inFlight) {
     inFlight = new Map();
@@ -60,5 +63,5 @@ export function listEveryCluster(client: CmsClient): Promise<ApiCluster[]> {
 
 /** This process writes through the client's connection: listings asked for from now on are new. */
 export function forgetListings(client: { identity?: unknown }): void {
-  if (typeof client.identity === "string") runtime().listings.delete(client.identity);
+  if (typeof client.identity === "string") inFlightListings().delete(client.identity);
 }

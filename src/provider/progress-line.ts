@@ -1,6 +1,6 @@
 /** The text of one progress line. Pure. */
 import type { ApiNodeList } from "../shared/wire-types";
-import { formatDuration } from "./durations";
+import { formatDuration } from "../shared/durations";
 
 /**
  * Status, nodes ready when known, and time waited, e.g. `provisioning: 3/6 nodes ready (1m20s)`.

@@ -1,46 +1,33 @@
 /**
- * Progress lines for the person watching `pulumi up`. Native providers show a status next to the
- * resource in the CLI's progress view by logging ephemeral INFO messages tied to the resource's
- * URN; the dynamic-provider host does not offer that, but it is started with the engine's gRPC
- * address as its first argument, so we open our own Engine client to it. Outside that host (unit
- * tests, the program process) reporting is a no-op.
+ * Progress lines for the person watching `pulumi up`: a status next to the resource in the CLI's
+ * progress view, and warnings in its diagnostics. Where they go is the host's business (the
+ * dynamic-provider host sends them to the engine: `hosts/dynamic/engine-progress.ts`); a tool or
+ * a test may take them instead (`settings.ts`). With neither (unit tests, the program process)
+ * reporting is a no-op.
  */
-import { createRequire } from "node:module";
-import { runtime } from "../shared/runtime";
-import { engineAddressFromHost } from "./host-process";
+import { processSlot } from "../shared/process-slot";
+import type { ProgressSink } from "./progress-sink";
+import { processSettings } from "./settings";
 
-/** Where progress lines go. */
-export interface ProgressSink {
-  /**
-   * Show `message` for the resource `urn` (transient: replaced by the next line). A sink without
-   * {@link end} gets an operation's last line here too, and then resolves once it is delivered.
-   */
-  report(urn: string, message: string): void | Promise<void>;
-  /**
-   * Show the last line of an operation for `urn`, and resolve once it is delivered: the CLI keeps
-   * showing a resource's last line next to its final status, so it must be sent before the
-   * operation returns. It may be left out when no earlier line of the operation was shown, unless
-   * `always` (the line says something the outcome alone does not, such as an import). Sinks
-   * without it get {@link report}.
-   */
-  end?(urn: string, message: string, always?: boolean): Promise<void>;
-  /**
-   * Show a warning for the resource `urn` that stays in the CLI's output (diagnostics).
-   * Resolves once delivered (or given up on): await it before the operation returns, or the
-   * engine may finish the step before the warning arrives.
-   */
-  warn?(urn: string, message: string): Promise<void>;
-}
+/** The sink the process's host offers, opened when a line is first to be shown. */
+const hostSink = processSlot<{ open?: () => ProgressSink | null; sink?: ProgressSink | null }>("provider.host-progress.v1", () => ({}));
 
 /**
  * The sink in use, or undefined when nobody is watching (then the waiter also skips listing
  * nodes, which is only needed for the progress line).
  */
 export function progressSink(): ProgressSink | undefined {
-  const { settings, progress } = runtime();
+  const settings = processSettings();
   if (settings.progressSink) return settings.progressSink;
-  if (progress.engine === undefined) progress.engine = connectToEngine(); // null: looked, no engine
-  return progress.engine ?? undefined;
+  const host = hostSink();
+  if (host.sink === undefined && host.open) host.sink = host.open(); // null: looked, none
+  return host.sink ?? undefined;
+}
+
+/** For a host: where progress lines go in this process. `open` is called once, on first use. */
+export function offerHostProgress(open: () => ProgressSink | null): void {
+  const host = hostSink();
+  host.open ??= open;
 }
 
 /** A progress callback for the resource's URN, or undefined when nobody is watching. */
@@ -113,60 +100,4 @@ export function holdingLines(
 /** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns. */
 export async function warnFor(urn: string, message: string): Promise<void> {
   await delivered(progressSink()?.warn?.(urn, message));
-}
-
-function connectToEngine(): ProgressSink | null {
-  const address = engineAddressFromHost();
-  if (!address) return null;
-  try {
-    // Load gRPC through @pulumi/pulumi so we use the very copy its generated stubs were built with.
-    const engineGrpcPath = require.resolve("@pulumi/pulumi/proto/engine_grpc_pb");
-    const fromPulumi = createRequire(engineGrpcPath);
-    const engproto = fromPulumi(require.resolve("@pulumi/pulumi/proto/engine_pb"));
-    // The channel is opened by the first line actually sent: most operations of a service that
-    // answers at once send none (see holdingLines), and opening one costs the host a few ms of CPU
-    // while the engine's other calls wait.
-    let client: { log(req: unknown, done: () => void): void } | undefined;
-    const engine = () => {
-      if (!client) {
-        const grpc = fromPulumi("@grpc/grpc-js");
-        const { EngineClient } = fromPulumi(engineGrpcPath);
-        client = new EngineClient(address, grpc.credentials.createInsecure()) as NonNullable<typeof client>;
-      }
-      return client;
-    };
-    // The last delivery of each resource: its lines are sent one after the other so they arrive in
-    // order, while other resources' lines go meanwhile (an operation that ends waits for its own
-    // last line, not for every line of the other operations running beside it). A failed delivery
-    // is only a lost hint.
-    const last = new Map<string, Promise<void>>();
-    const send = (urn: string, message: string, severity: number, ephemeral: boolean): Promise<void> => {
-      const delivered = (last.get(urn) ?? Promise.resolve()).then(
-        () =>
-          new Promise<void>((resolve) => {
-            try {
-              const req = new engproto.LogRequest();
-              req.setSeverity(severity);
-              req.setMessage(message);
-              req.setUrn(urn);
-              req.setEphemeral(ephemeral);
-              engine().log(req, () => resolve());
-            } catch {
-              resolve();
-            }
-          }),
-      );
-      last.set(urn, delivered);
-      void delivered.then(() => {
-        if (last.get(urn) === delivered) last.delete(urn);
-      });
-      return delivered;
-    };
-    return {
-      ...holdingLines((urn, message) => send(urn, message, engproto.LogSeverity.INFO, true)),
-      warn: (urn, message) => send(urn, message, engproto.LogSeverity.WARNING, false),
-    };
-  } catch {
-    return null;
-  }
 }

@@ -46,8 +46,15 @@ import { clusterPages } from "../client/pagination";
 import { isNotFound, NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
-import { runtime, runtimeClock } from "../shared/runtime";
+import { processSlot } from "../shared/process-slot";
 import { sharedLister } from "./listings";
+import { processClock } from "./settings";
+
+/** The process's pollers by connection (one even if two copies of this package are loaded). */
+export const sharedPollers = processSlot("provider.shared-pollers.v1", () => new Map<string, SharedPoller>());
+
+/** Operations the engine may still start, for the pollers' first rounds (see {@link expectOperation}). */
+const expectedOperations = processSlot("provider.expected-operations.v1", () => ({ urns: new Set<string>(), announcing: false }));
 
 /** Quiet time after which a first round goes ahead while announced operations have not started. */
 export const GATHER_MS = 100;
@@ -74,26 +81,25 @@ export function defaultEngineSlots(env: NodeJS.ProcessEnv = process.env, cpus: n
 /**
  * An operation may come for `urn`: it was checked (a create follows a check without old inputs in
  * `up`; an update may follow one with them). Until it starts or its diff finds no change, first
- * rounds wait for it. One set for every connection (the runtime's `expected`): `check` and `diff`
+ * rounds wait for it. One set for every connection, process-wide: `check` and `diff`
  * make no API call, so they do not know the client. An operation that never comes (a failed `up`,
  * a preview) only makes first rounds wait for a short quiet spell instead of going at once. `announcing`
  * records that this process has seen a check at all: a destroy's deletes come unannounced.
  */
 export function expectOperation(urn: unknown): void {
-  const expected = runtime().expected;
+  const expected = expectedOperations();
   expected.announcing = true;
   if (typeof urn === "string") {
     expected.urns.add(urn);
     // The engine is still adding to the wave: a first round waiting for it waits on (SLOTS_FULL_MS).
-    for (const poller of runtime().pollers.values()) poller.touch();
+    for (const poller of sharedPollers().values()) poller.touch();
   }
 }
 
 /** No operation is to come for `urn` any more: it has started, or its diff found no change. */
 export function stopExpecting(urn: unknown): void {
-  const rt = runtime();
-  if (typeof urn === "string" && rt.expected.urns.delete(urn)) {
-    for (const poller of rt.pollers.values()) poller.touch();
+  if (typeof urn === "string" && expectedOperations().urns.delete(urn)) {
+    for (const poller of sharedPollers().values()) poller.touch();
   }
 }
 
@@ -147,7 +153,7 @@ export class SharedPoller {
 
   constructor(
     private readonly client: SharedPollClient,
-    private readonly clock: Clock = systemClock,
+    readonly clock: Clock = systemClock,
     /** The engine's slots before a wave has shown them (see {@link defaultEngineSlots}). */
     private readonly engineSlots: number = defaultEngineSlots(),
   ) {}
@@ -228,7 +234,7 @@ export class SharedPoller {
     if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
     // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
     // has run several at once already.
-    const expected = runtime().expected;
+    const expected = expectedOperations();
     if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
     const slots = this.largestWave > 1 ? this.largestWave : this.engineSlots;
     if (new Set(firsts.map((w) => w.id)).size >= slots) return now;
@@ -372,16 +378,17 @@ export function isSharedPollClient(client: unknown): client is SharedPollClient 
 }
 
 /**
- * The process-wide poller of this client's endpoint + token (one even if two copies of this
- * package are loaded in the process: the runtime's), on the runtime's clock; undefined when the
- * client cannot list (a test double) and polling stays per cluster.
+ * The process-wide poller of this client's endpoint + token, on the process's clock (a poller
+ * made on another clock serves only the waits it has); undefined when the client cannot list (a
+ * test double) and polling stays per cluster.
  */
 export function sharedPollerFor(client: unknown): SharedPoller | undefined {
   if (!isSharedPollClient(client)) return undefined;
-  const pollers = runtime().pollers;
+  const pollers = sharedPollers();
+  const clock = processClock();
   let poller = pollers.get(client.identity);
-  if (!poller) {
-    poller = new SharedPoller(client, runtimeClock());
+  if (!poller || poller.clock !== clock) {
+    poller = new SharedPoller(client, clock);
     pollers.set(client.identity, poller);
   }
   return poller;

@@ -28,9 +28,13 @@
 import { listPageCount } from "../client/pagination";
 import { type ApiCluster, type ApiClusterList, MAX_PER_PAGE } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
-import { runtime, runtimeClock } from "../shared/runtime";
+import { processSlot } from "../shared/process-slot";
 import { sharedLister } from "./listings";
+import { processClock } from "./settings";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
+
+/** The process's list readers of refresh passes by connection. */
+export const sharedReaders = processSlot("provider.shared-readers.v1", () => new Map<string, SharedReader>());
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
 export const PASS_GAP_MS = 5_000;
@@ -59,7 +63,7 @@ export class SharedReader {
 
   constructor(
     private readonly client: SharedReadClient,
-    private readonly clock: Clock = systemClock,
+    readonly clock: Clock = systemClock,
   ) {}
 
   /** The cluster, as `GET /v1/clusters/{id}` would return it (rejects the same way, 404 included). */
@@ -122,15 +126,17 @@ function isFullCluster(c: ApiCluster): boolean {
 }
 
 /**
- * The process-wide reader of this client's connection (the runtime's), on the runtime's clock;
- * undefined when the client cannot list (a test double), and reads stay one GET each.
+ * The process-wide reader of this client's connection, on the process's clock (a reader made on
+ * another clock is replaced); undefined when the client cannot list (a test double), and reads
+ * stay one GET each.
  */
 export function sharedReaderFor(client: unknown): SharedReader | undefined {
   if (!isSharedPollClient(client)) return undefined;
-  const readers = runtime().readers;
+  const readers = sharedReaders();
+  const clock = processClock();
   let reader = readers.get(client.identity);
-  if (!reader) {
-    reader = new SharedReader(client, runtimeClock());
+  if (!reader || reader.clock !== clock) {
+    reader = new SharedReader(client, clock);
     readers.set(client.identity, reader);
   }
   return reader;
@@ -143,5 +149,5 @@ export function readCluster(client: SharedReadClient | Pick<SharedReadClient, "g
 
 /** Drop the pages of this client's connection (after a write through it). */
 export function forgetReads(client: unknown): void {
-  if (isSharedPollClient(client)) runtime().readers.get(client.identity)?.forget();
+  if (isSharedPollClient(client)) sharedReaders().get(client.identity)?.forget();
 }

@@ -3,7 +3,7 @@
  * resource option on to the provider, so the Cluster resource copies it into the hidden
  * `__timeouts` input; this module turns that into milliseconds with the documented defaults.
  */
-import { parseDuration } from "./durations";
+import { parseDuration } from "../shared/durations";
 
 /** Timeout strings as the user wrote them in `customTimeouts` (Go durations). */
 export interface TimeoutStrings {

@@ -13,12 +13,12 @@
  * `schedule.ts` for the one change it notices later).
  */
 import type { Clock } from "../shared/clock";
-import { runtimeClock } from "../shared/runtime";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
-import { formatDuration } from "./durations";
+import { formatDuration } from "../shared/durations";
 import { isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";
 import { progressLine } from "./progress-line";
+import { processClock } from "./settings";
 import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
 import { type SharedPoller, sharedPollerFor } from "./shared-poll";
 
@@ -114,11 +114,11 @@ export interface WaitOptions {
   secrets?: string[];
   /** Poll schedule; {@link DEFAULT_POLL_SCHEDULE} by default. */
   schedule?: PollSchedule;
-  /** Time source; the runtime's clock (`shared/runtime.ts`) by default. */
+  /** Time source; the process's clock (`settings.ts`) by default. */
   clock?: Clock;
   /**
    * Share polls with the other clusters of this endpoint + token waited on in this process (one
-   * listing serves them all; shared-poll.ts). Default: on when the wait runs on the runtime's
+   * listing serves them all; shared-poll.ts). Default: on when the wait runs on the process's
    * clock, which the shared poller runs on; off with any other clock, whose time it would not follow.
    */
   sharedPolling?: boolean;
@@ -133,8 +133,8 @@ export interface WaitOptions {
 
 /** The shared poller that waits with these options use, if any (see {@link WaitOptions.sharedPolling}). */
 export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling">): SharedPoller | undefined {
-  const clock = options.clock ?? runtimeClock();
-  return (options.sharedPolling ?? clock === runtimeClock()) ? sharedPollerFor(options.client) : undefined;
+  const clock = options.clock ?? processClock();
+  return (options.sharedPolling ?? clock === processClock()) ? sharedPollerFor(options.client) : undefined;
 }
 
 /**
@@ -153,7 +153,7 @@ export function sendStarting<T>(options: Pick<WaitOptions, "client" | "clock" | 
  *   (404 while waiting for running) or `timeout`; a non-transient API error (401, 403...) as is
  */
 export async function waitForCluster(options: WaitOptions): Promise<ApiCluster | undefined> {
-  const clock = options.clock ?? runtimeClock();
+  const clock = options.clock ?? processClock();
   const schedule = options.schedule ?? DEFAULT_POLL_SCHEDULE;
   const start = options.startedAt ?? clock.now();
   const deadline = start + options.timeoutMs;

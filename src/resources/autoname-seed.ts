@@ -18,6 +18,7 @@ import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
 import { CLUSTER_MODULE } from "./type-token";
 import { stackHasSeed, stateRecordOf } from "./state-record";
 import { DRAWN_SEEDS_KEY } from "../shared/drawn-seeds";
+import { processSlot } from "../shared/process-slot";
 
 /** A string, so the serialized provider carries it as text rather than a reference to a module. */
 const DRAWN_SEEDS: string = DRAWN_SEEDS_KEY;
@@ -58,8 +59,11 @@ class AutoNameSeed extends pulumi.dynamic.Resource {
   }
 }
 
-/** This program run's seed resource (a program runs one stack). */
-let seed: AutoNameSeed | undefined;
+/**
+ * This program run's seed resource (a program runs one stack): one, even when two copies of the
+ * package are loaded in the program.
+ */
+const programSeed = processSlot<{ resource?: { value: pulumi.Output<string> } }>("resources.autoname-seed.v1", () => ({}));
 
 /**
  * The seed for the auto-named Cluster `urn`: the stack's, registering it on first use. A cluster
@@ -71,7 +75,8 @@ let seed: AutoNameSeed | undefined;
 export function autoNameSeedFor(urn: pulumi.Output<string>): pulumi.Output<string | undefined> {
   return pulumi.all([stateRecordOf(urn), stackHasSeed()]).apply(([record, hasSeed]): pulumi.Output<string | undefined> => {
     if (record && !hasSeed) return pulumi.output(undefined);
-    seed ??= new AutoNameSeed();
-    return seed.value;
+    const slot = programSeed();
+    slot.resource ??= new AutoNameSeed();
+    return slot.resource.value;
   });
 }

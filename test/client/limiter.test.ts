@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DeadlineError, RateLimiter, computePacingDelay, limiterKey, parseRateLimitHeaders, sharedLimiter } from "../../src/client";
-import { resetRuntime } from "../../src/shared/runtime";
+import { resetProcess } from "../support/process";
 
 const START = Date.UTC(2030, 0, 1, 12, 0, 0, 250);
 
@@ -223,12 +223,12 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
 
 describe("shared limiter registry", () => {
   it("hands every client of one endpoint + token the same limiter, and others a different one", () => {
-    resetRuntime();
+    resetProcess();
     const a = sharedLimiter("http://127.0.0.1:1", "secret-token-aaaa");
     expect(sharedLimiter("http://127.0.0.1:1", "secret-token-aaaa")).toBe(a);
     expect(sharedLimiter("http://127.0.0.1:1", "secret-token-bbbb")).not.toBe(a);
     expect(sharedLimiter("http://127.0.0.1:2", "secret-token-aaaa")).not.toBe(a);
-    resetRuntime();
+    resetProcess();
     expect(sharedLimiter("http://127.0.0.1:1", "secret-token-aaaa")).not.toBe(a);
   });
 

@@ -2,7 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
-import { resetRuntime } from "../../src/shared/runtime";
+import { resetProcess } from "../support/process";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import {
   getCluster,
@@ -25,7 +25,7 @@ const ids: string[] = [];
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  resetRuntime();
+  resetProcess();
   emu = await startEmulator({ port: 0, provisionSeconds: 0.2, scaleSeconds: 0.1, deleteSeconds: 0.1 });
   connection = { endpoint: emu.url, token: emu.token };
   const client = createClient(connection);

@@ -10,17 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import { kubernetesProviderArgs } from "../../src/kubernetes";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { resetRuntime } from "../../src/shared/runtime";
+import { resetProcess } from "../support/process";
 
 let emu: RunningEmulator;
 
 beforeAll(async () => {
-  resetRuntime();
+  resetProcess();
   emu = await startEmulator({ port: 0, provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2 });
-  resetRuntime({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
+  resetProcess({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
 });
 afterAll(async () => {
-  resetRuntime();
+  resetProcess();
   await emu.close();
 });
 

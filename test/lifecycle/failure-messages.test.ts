@@ -4,7 +4,7 @@
  * resource (not echoed again under the stack), without stack frames, naming the fix.
  *
  * `@pulumi/pulumi`'s dynamic-provider host prints a failed check, diff, read or delete on its
- * stderr besides answering it, with the stack (see src/provider/host-echo.ts).
+ * stderr besides answering it, with the stack (see src/hosts/dynamic/host-echo.ts).
  */
 import fs from "node:fs";
 import os from "node:os";

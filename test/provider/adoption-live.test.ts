@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { useSettings } from "../../src/shared/runtime";
+import { replaceProcessSettings } from "../../src/provider/settings";
 import { derivedAutoName } from "../../src/provider/naming";
 import { DRAWN_SEEDS_KEY } from "../../src/shared/drawn-seeds";
 import { processSingleton } from "../../src/shared/process-singleton";
@@ -181,8 +181,8 @@ describe("a cluster left by an interrupted run", () => {
     // What the seed's provider does in the host when the engine creates the stack's seed.
     const fresh = "f7e5f7e5f7e5f7e5f7e5f7e5f7e5f7e5";
     processSingleton(Symbol.for(DRAWN_SEEDS_KEY), () => new Set<string>()).add(fresh);
-    const previous = useSettings({});
-    useSettings({ ...previous, sharedPolling: false });
+    const previous = replaceProcessSettings({});
+    replaceProcessSettings({ ...previous, sharedPolling: false });
     try {
       await emu.control.resetRequestCounts();
       const created = await clusterProvider.create(await checked(urn(), {}, { __seed: fresh }));
@@ -195,15 +195,15 @@ describe("a cluster left by an interrupted run", () => {
       await clusterProvider.create(await checked(urn()));
       expect((await emu.control.requestCounts())["GET /v1/clusters"]).toBe(1);
     } finally {
-      useSettings(previous);
+      replaceProcessSettings(previous);
     }
   });
 
   it("costs one shared listing for many creates that start together", async () => {
     const all = await Promise.all([1, 2, 3, 4, 5].map(() => checked(urn())));
     // Shared status polling off, so every listing counted is a lookup.
-    const previous = useSettings({});
-    useSettings({ ...previous, sharedPolling: false });
+    const previous = replaceProcessSettings({});
+    replaceProcessSettings({ ...previous, sharedPolling: false });
     try {
       await emu.control.resetRequestCounts();
       await Promise.all(all.map((news) => clusterProvider.create(news)));
@@ -211,7 +211,7 @@ describe("a cluster left by an interrupted run", () => {
       expect(counts["GET /v1/clusters"]).toBe(1);
       expect(counts["POST /v1/clusters"]).toBe(5);
     } finally {
-      useSettings(previous);
+      replaceProcessSettings(previous);
     }
   });
 });

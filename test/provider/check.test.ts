@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { checkCluster, endpointProblem } from "../../src/provider/check";
 import { derivedAutoName } from "../../src/provider/naming";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { useSettings } from "../../src/shared/runtime";
+import { replaceProcessSettings } from "../../src/provider/settings";
 import { UNKNOWN } from "../../src/provider/unknown";
 
 const URN = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod";
@@ -158,12 +158,12 @@ describe("check", () => {
   });
 
   it("the provider's check fails without an endpoint or token, naming every way to set them, as create would", async () => {
-    const previous = useSettings({ env: {} });
+    const previous = replaceProcessSettings({ env: {} });
     try {
       await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(
         /No Cluster Management Service endpoint is configured: .*pulumi config set cms:endpoint <url>.*CMS_ENDPOINT/,
       );
-      useSettings({ env: { CMS_ENDPOINT: "https://cms.example.com" } });
+      replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com" } });
       await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(
         /No Cluster Management Service token is configured/,
       );
@@ -171,13 +171,13 @@ describe("check", () => {
       const unknown = await clusterProvider.check({}, { ...valid, __urn: URN, connection: { endpoint: UNKNOWN, token: UNKNOWN } });
       expect(unknown.failures).toEqual([]);
     } finally {
-      useSettings(previous);
+      replaceProcessSettings(previous);
     }
   });
 
   it("the provider's check also requires a name when importing", async () => {
-    const previous = useSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
-    onTestFinished(() => void useSettings(previous));
+    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
+    onTestFinished(() => void replaceProcessSettings(previous));
     const r = await clusterProvider.check({}, { ...valid, name: undefined, __import: "cls_0123456789abcdef", __urn: URN });
     expect(r.failures).toEqual([
       { property: "name", reason: "name is required with the import option: set it to the existing cluster's name" },

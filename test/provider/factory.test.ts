@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { clusterProvider, createClusterProvider } from "../../src/provider/cluster-provider";
-import { useSettings } from "../../src/shared/runtime";
+import { replaceProcessSettings } from "../../src/provider/settings";
 
 const inputs = { controlPlanes: 1, workers: 1, nodeSize: "small", __urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::c" };
 
@@ -20,14 +20,14 @@ describe("createClusterProvider", () => {
     await expect(bare.check({}, inputs)).rejects.toThrow(/No Cluster Management Service endpoint is configured/);
   });
 
-  it("the runtime's settings change the default provider only", async () => {
+  it("the process's settings change the default provider only", async () => {
     const other = createClusterProvider({ env: {} });
-    const previous = useSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-factory-0123" } });
+    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-factory-0123" } });
     try {
       expect((await clusterProvider.check({}, inputs)).failures).toEqual([]);
       await expect(other.check({}, inputs)).rejects.toThrow(/No Cluster Management Service endpoint/);
     } finally {
-      useSettings(previous);
+      replaceProcessSettings(previous);
     }
   });
 });

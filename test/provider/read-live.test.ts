@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { runtime, useSettings } from "../../src/shared/runtime";
+import { replaceProcessSettings } from "../../src/provider/settings";
 import { diffCluster } from "../../src/provider/diff";
 import { checkCluster } from "../../src/provider/check";
 import { waitForStatus, waitUntilGone } from "../support/emulator";
-import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
+import { created, emulatorForProvider, forgetStackConfig, inputs, rejection, showProgress } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -145,13 +145,13 @@ describe("read", () => {
     const { id, outs } = await created("refused");
     const token = "tok-read-secret-should-not-appear";
     // No other token configured: nothing to fall back to.
-    const previous = useSettings({ env: {} });
+    const previous = replaceProcessSettings({ env: {} });
     try {
       const err = await rejection(clusterProvider.read(id, { ...outs, connection: { endpoint: emu.url, token } }));
       expect(err.message).toMatch(new RegExp(`reading cluster ${id} failed: .*(invalid|expired)`));
       expect(err.message).not.toContain(token);
     } finally {
-      useSettings(previous);
+      replaceProcessSettings(previous);
     }
   });
 
@@ -166,7 +166,7 @@ describe("read", () => {
       await clusterProvider.delete(id, outs);
       expect((await emu.control.clusters()).some((c) => c.id === id)).toBe(false);
     } finally {
-      runtime().defaultProvider.configured = {};
+      await forgetStackConfig();
     }
   });
 
@@ -174,7 +174,7 @@ describe("read", () => {
     const { id, outs } = await created("config-stale");
     const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": "tok-stale-config-token" };
     await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
-    const previous = useSettings({ env: {} });
+    const previous = replaceProcessSettings({ env: {} });
     try {
       for (const op of [() => clusterProvider.read(id, outs), () => clusterProvider.delete(id, outs)]) {
         const err = await rejection(op());
@@ -183,8 +183,8 @@ describe("read", () => {
         expect(err.message).not.toContain("tok-stale-config-token");
       }
     } finally {
-      useSettings(previous);
-      runtime().defaultProvider.configured = {};
+      replaceProcessSettings(previous);
+      await forgetStackConfig();
     }
   });
 

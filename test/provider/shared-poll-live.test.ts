@@ -16,7 +16,7 @@ import {
   stopExpecting,
 } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
-import { runtime } from "../../src/shared/runtime";
+import { sharedPollers } from "../../src/provider/shared-poll";
 import { systemClock } from "../../src/shared/clock";
 import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs, showProgress } from "../support/provider";
@@ -30,7 +30,7 @@ afterAll(async () => {
   await emu.close();
 });
 beforeEach(async () => {
-  runtime().pollers.clear();
+  sharedPollers().clear();
   await emu.control.clearFaults();
   await emu.control.resetRequestCounts();
 });
@@ -246,7 +246,7 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1"]);
     } finally {
       stopExpecting(next);
-      runtime().pollers.clear();
+      sharedPollers().clear();
     }
   });
 
@@ -269,7 +269,7 @@ describe("SharedPoller rules (fake client)", () => {
     } finally {
       clearInterval(busy);
       stopExpecting(blocked);
-      runtime().pollers.clear();
+      sharedPollers().clear();
     }
   });
 
@@ -292,7 +292,7 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1", "list 1"]);
     } finally {
       stopExpecting(more);
-      runtime().pollers.clear();
+      sharedPollers().clear();
     }
   });
 

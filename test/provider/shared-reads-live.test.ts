@@ -12,7 +12,7 @@ import { SharedPoller } from "../../src/provider/shared-poll";
 import { SharedReader } from "../../src/provider/shared-reads";
 import { ManualClock } from "../../src/shared/clock";
 import { MAX_PER_PAGE } from "../../src/shared/wire-types";
-import { runtime } from "../../src/shared/runtime";
+import { sharedReaders } from "../../src/provider/shared-reads";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 const LIST = "GET /v1/clusters";
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 beforeEach(async () => {
-  runtime().readers.clear();
+  sharedReaders().clear();
   await emu.control.reset();
 });
 

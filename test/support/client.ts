@@ -2,13 +2,13 @@
 import { inspect } from "node:util";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
-import { runtime } from "../../src/shared/runtime";
+import { rateLimiters } from "../../src/client/limiter";
 import { createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
 
 export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   // A fresh emulator restarts its rate windows: forget what the limiters learnt (only them, a
   // provider test may start a second emulator beside its own).
-  runtime().limiters.clear();
+  rateLimiters().clear();
   return startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
 }
 

@@ -2,17 +2,18 @@
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import type { ProgressSink } from "../../src/provider/progress";
-import { resetRuntime, runtime, useSettings, type RuntimeSettings } from "../../src/shared/runtime";
+import type { ProgressSink } from "../../src/provider/progress-sink";
+import { processSettings, replaceProcessSettings, type ProviderSettings } from "../../src/provider/settings";
+import { resetProcess } from "./process";
 
 /**
- * Start an emulator in a fresh runtime (no limiter, poller, reader or configuration left from
+ * Start an emulator in a fresh process (no limiter, poller, reader or configuration left from
  * earlier tests); point the provider at it through the environment it reads.
  */
-export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<RuntimeSettings> = {}): Promise<RunningEmulator> {
-  resetRuntime();
+export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<ProviderSettings> = {}): Promise<RunningEmulator> {
+  resetProcess();
   const emu = await startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
-  resetRuntime({
+  resetProcess({
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
     clientOptions: { minRetryDelayMs: 10, maxRetryDelayMs: 100, settleWindowMs: 200 },
     ...extra,
@@ -31,7 +32,12 @@ export function virtualTime(): { emulatorClock: ManualClock; clock: ManualClock 
 
 /** Send progress lines to `sink` instead of the engine; undefined goes back to the engine's. */
 export function showProgress(sink: ProgressSink | undefined): void {
-  useSettings({ ...runtime().settings, progressSink: sink });
+  replaceProcessSettings({ ...processSettings(), progressSink: sink });
+}
+
+/** Forget the stack configuration the default provider was given (`configure`), as the engine's next host would. */
+export async function forgetStackConfig(): Promise<void> {
+  await clusterProvider.configure({ config: { get: () => undefined, require: (k: string) => k } });
 }
 
 export { rejection } from "./rejection";

@@ -75,6 +75,7 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
     "README.md",
     "LICENSE",
     "docs/kubernetes.md",
+    "docs/contract.md",
     "dist/packages/emulator/src/index.js",
     "dist/packages/emulator/src/index.d.ts",
     "dist/packages/emulator/src/cli.js",

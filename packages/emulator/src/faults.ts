@@ -1,7 +1,7 @@
 /**
  * Injected failures on `/v1` routes, for testing a client's retries and timeouts.
  *
- * Matching (docs/api-contract.md): a fault matches when its `method` (if any) equals the
+ * Matching (docs/contract.md, Control API): a fault matches when its `method` (if any) equals the
  * request method, and its `path` (if any) either equals the matched route pattern (when it
  * contains `:`, e.g. `/v1/clusters/:cluster_id`) or is a prefix of the request path
  * (otherwise, e.g. `/v1/clusters` or `/v1/clusters/cls_0123…`), or equals the request path when

@@ -47,7 +47,7 @@ export { ServiceError as ApiError } from "./errors";
  * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every
  * permission, scope `*`); with neither, a dev token is generated (`RunningEmulator.token`).
  * Throws on invalid options (bad token spec, bad durations), and on a state file that is damaged
- * or in use by another emulator (see docs/api-contract.md, Persistence).
+ * or in use by another emulator (see docs/contract.md, Persistence).
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const clock = options.clock ?? systemClock;

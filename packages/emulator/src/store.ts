@@ -2,7 +2,7 @@
  * `--state FILE`: an SQLite database (Node's built-in `node:sqlite`) that holds every cluster, so
  * that clusters, nodes and their pending transitions survive a restart, a crash or `kill -9`.
  *
- * What is promised (docs/api-contract.md, Persistence):
+ * What is promised (docs/contract.md, Persistence):
  * - A change is applied (visible to reads) and answered 2xx only once it is on disk. Changes that
  *   arrive while a commit is being written share the next one (group commit): one transaction and
  *   one fsync for all of them, written by a worker thread (store-worker.ts), so reads are never held

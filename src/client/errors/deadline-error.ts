@@ -1,4 +1,4 @@
-import { formatDuration } from "../../provider/durations";
+import { formatDuration } from "../../shared/durations";
 
 /** Everything a {@link DeadlineError} is built from. */
 export interface DeadlineErrorInit {

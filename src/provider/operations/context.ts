@@ -6,18 +6,31 @@ import type { CmsClient } from "../../client";
 import { isConflict } from "../../client/errors";
 import type { Connection, ConnectionInputs } from "../../connection";
 import type { Clock } from "../../shared/clock";
-import { runtimeClock, type ProviderMemory, type RuntimeSettings } from "../../shared/runtime";
 import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
 import { StateMemory } from "../adoption";
 import { Connector } from "../connector";
 import { forgetListings } from "../listings";
 import { toOutputs } from "../mapping";
 import { progressFor } from "../progress";
+import { processClock, type ProviderSettings } from "../settings";
 import { stopExpecting } from "../shared-poll";
 import { forgetReads } from "../shared-reads";
 import { resolveTimeouts, type TimeoutStrings } from "../timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
 import { sendStarting, waitForGone, waitForRunning } from "../waiter";
+
+/** What a provider keeps between calls: the stack configuration and what check saw. */
+export interface ProviderMemory {
+  /** Connection settings from the stack configuration, stored by `configure`. */
+  configured: ConnectionInputs;
+  /** Name of the cluster in the state, by URN, as check saw it (see `provider/adoption.ts`). */
+  inState: Map<string, { name: unknown }>;
+}
+
+/** A provider memory with nothing in it. */
+export function emptyProviderMemory(): ProviderMemory {
+  return { configured: {}, inState: new Map() };
+}
 
 /** One provider's state and services, handed to each operation. */
 export class OperationContext {
@@ -26,20 +39,20 @@ export class OperationContext {
   readonly connector: Connector;
 
   /**
-   * @param memory the stack configuration `configure` stores and what check saw
+   * @param memory where the provider keeps the stack configuration `configure` stores and what check saw
    * @param settings the provider's settings now
    */
   constructor(
-    readonly memory: ProviderMemory,
-    readonly settings: () => RuntimeSettings,
+    readonly memory: () => ProviderMemory,
+    readonly settings: () => ProviderSettings,
   ) {
-    this.stateMemory = new StateMemory(memory.inState);
-    this.connector = new Connector({ configured: () => memory.configured, settings });
+    this.stateMemory = new StateMemory(() => memory().inState);
+    this.connector = new Connector({ configured: () => memory().configured, settings });
   }
 
   /** The time source of the waits. */
   clock(): Clock {
-    return this.settings().clock ?? runtimeClock();
+    return this.settings().clock ?? processClock();
   }
 
   /**

@@ -1,7 +1,7 @@
 /** The provider host's engine watchdog, with a real TCP listener standing in for the engine. */
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { engineReachable, startEngineWatchdog, WATCHDOG_FAILURES } from "../../src/provider/engine-watchdog";
+import { engineReachable, startEngineWatchdog, WATCHDOG_FAILURES } from "../../../src/hosts/dynamic/engine-watchdog";
 
 let server: Server | undefined;
 let stop: (() => void) | undefined;

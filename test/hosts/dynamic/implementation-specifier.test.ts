@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { implementationSpecifier } from "../../src/provider/serializable";
+import { implementationSpecifier } from "../../../src/hosts/dynamic/serializable";
 
 describe("implementationSpecifier", () => {
   it("uses a package specifier when installed under node_modules", () => {

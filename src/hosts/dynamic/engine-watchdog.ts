@@ -5,12 +5,15 @@
  * job's process group (a timeout, a cancelled pipeline) kills `pulumi` and leaves the provider
  * host running: holding memory and the user's token, and polling the service for an operation
  * nobody will record. `@pulumi/pulumi`'s host does not notice. The host is started with the
- * engine's gRPC address as its first argument (see `progress.ts`); while the engine lives it
+ * engine's gRPC address as its first argument (see `host-process.ts`); while the engine lives it
  * accepts connections there, so a refused connection, twice in a row, means it is gone.
  */
 import { connect } from "node:net";
-import { runtime } from "../shared/runtime";
+import { processSlot } from "../../shared/process-slot";
 import { engineAddressFromHost } from "./host-process";
+
+/** Whether a watchdog runs in this process (one, whichever copy of the package started it). */
+const watchdogState = processSlot("dynamic-host.engine-watchdog.v1", () => ({ started: false }));
 
 /** How often the engine's address is probed. */
 export const WATCHDOG_INTERVAL_MS = 10_000;
@@ -44,7 +47,7 @@ export function startEngineWatchdog(
   exit: (code: number) => void = (code) => process.exit(code),
   intervalMs: number = WATCHDOG_INTERVAL_MS,
 ): (() => void) | undefined {
-  const watchdog = runtime().watchdog;
+  const watchdog = watchdogState();
   if (!address || watchdog.started) return undefined;
   watchdog.started = true;
   let refused = 0;

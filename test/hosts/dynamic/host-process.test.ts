@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { useCompileCacheInHost } from "../../src/provider/compile-cache";
-import { engineAddressFromHost } from "../../src/provider/host-process";
+import { useCompileCacheInHost } from "../../../src/hosts/dynamic/compile-cache";
+import { engineAddressFromHost } from "../../../src/hosts/dynamic/host-process";
 
 describe("the host process", () => {
   it("only finds an engine inside the dynamic-provider host", () => {

@@ -10,8 +10,11 @@
  * remembers the one line the host will print for it, and the host's `console.error` drops that
  * exact line (once). Every other line the host prints is left alone.
  */
-import { runtime } from "../shared/runtime";
+import { processSlot } from "../../shared/process-slot";
 import { engineAddressFromHost } from "./host-process";
+
+/** The host's `console.error` filter, once installed, and the lines it is to drop. */
+const hostEchoes = processSlot("dynamic-host.echoes.v1", () => ({ installed: false, pending: new Set<string>() }));
 
 /** The operations whose failures the host prints on stderr besides answering them. */
 const ECHOED = ["check", "diff", "read", "delete"] as const;
@@ -19,10 +22,10 @@ const ECHOED = ["check", "diff", "read", "delete"] as const;
 /**
  * In the host: drop the host's stderr copy of the errors marked by {@link quiet}. Installed once
  * per process; the lines the host is about to print for errors already answered to the engine
- * are the runtime's `hostEchoes.pending`.
+ * are `hostEchoes().pending`.
  */
 function filterHostEchoes(): void {
-  const echoes = runtime().hostEchoes;
+  const echoes = hostEchoes();
   if (echoes.installed) return;
   echoes.installed = true;
   const original = console.error.bind(console);
@@ -36,7 +39,7 @@ function filterHostEchoes(): void {
 function quiet(e: unknown): Error {
   const err = e instanceof Error ? e : new Error(String(e));
   err.stack = "";
-  runtime().hostEchoes.pending.add(`${err}: `);
+  hostEchoes().pending.add(`${err}: `);
   return err;
 }
 

@@ -1,0 +1,75 @@
+/**
+ * The Cluster provider as Pulumi's Node dynamic-provider host runs it: the core's `check`, `diff`,
+ * `create`, `read`, `update` and `delete` (one file each under `provider/operations/`), bound to a
+ * provider's memory and settings in the shape of `pulumi.dynamic.ResourceProvider`.
+ *
+ * Loading this module inside the host sets the host up: the engine watchdog (exit when the engine
+ * that started us is gone), the filter of the host's echoes of our errors (`host-echo.ts`), the
+ * engine as the place progress lines go (`engine-progress.ts`) and the saving of the compile
+ * cache once the client is loaded (`compile-cache.ts`). Anywhere else (the program, tests) each
+ * does nothing.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { CONFIG_ENDPOINT_KEY, CONFIG_TOKEN_KEY, dropEmpty } from "../../connection";
+import { afterClientLoads } from "../../provider/connector";
+import { check } from "../../provider/operations/check";
+import { emptyProviderMemory, OperationContext } from "../../provider/operations/context";
+import { create } from "../../provider/operations/create";
+import { deleteCluster } from "../../provider/operations/delete";
+import { diff } from "../../provider/operations/diff";
+import { read } from "../../provider/operations/read";
+import { update } from "../../provider/operations/update";
+import { offerHostProgress } from "../../provider/progress";
+import { processSettings, type ProviderSettings } from "../../provider/settings";
+import { processSlot } from "../../shared/process-slot";
+import { saveCompileCache } from "./compile-cache";
+import { connectToEngine } from "./engine-progress";
+import { startEngineWatchdog } from "./engine-watchdog";
+import { withoutHostEchoes } from "./host-echo";
+
+startEngineWatchdog();
+offerHostProgress(connectToEngine);
+// The client is most of what a host loads: its compiled code is saved for the next command's host
+// once the operation that waited for it has gone on.
+afterClientLoads(() => setImmediate(saveCompileCache));
+
+export type { ProviderSettings };
+
+/** A Cluster provider with its own settings, stack configuration and memory of the state. */
+export interface ClusterProvider extends Required<Omit<pulumi.dynamic.ResourceProvider, "configure">> {
+  configure(req: pulumi.dynamic.ConfigureRequest): Promise<void>;
+}
+
+/** The default provider's memory: every copy of the package in the process shares it. */
+const defaultMemory = processSlot("dynamic-host.default-provider-memory.v1", emptyProviderMemory);
+
+/**
+ * A Cluster provider. The serialized provider of every stack uses the default one,
+ * {@link clusterProvider}, which keeps its memory in a process slot and follows the process's
+ * settings (`provider/settings.ts`); tests and embedding tools may make their own, whose `own`
+ * settings win over the process's and whose memory is their own.
+ */
+export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
+  const ownMemory = own ? emptyProviderMemory() : undefined;
+  const memory = () => ownMemory ?? defaultMemory();
+  const ctx = new OperationContext(memory, () => (own ? { ...processSettings(), ...own } : processSettings()));
+  return withoutHostEchoes({
+    /**
+     * Called once by the host after it deserializes the provider, with the stack's configuration.
+     * Keeps `cms:endpoint` and `cms:token` for later calls in this process (the host process; the
+     * serialized provider never holds them).
+     */
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+      memory().configured = dropEmpty({ endpoint: req.config.get(CONFIG_ENDPOINT_KEY), token: req.config.get(CONFIG_TOKEN_KEY) });
+    },
+    check: (olds, news) => check(ctx, olds, news),
+    diff: (id, olds, news) => diff(id, olds, news),
+    create: (inputs) => create(ctx, inputs),
+    read: (id, props) => read(ctx, id, props),
+    update: (id, olds, news) => update(ctx, id, olds, news),
+    delete: (id, props) => deleteCluster(ctx, id, props),
+  });
+}
+
+/** The provider every stack's serialized provider loads (see `serializable.ts`). */
+export const clusterProvider = createClusterProvider();
