@@ -230,15 +230,16 @@ export class KubernetesBacking {
       const before = applied.get(name);
       if (before === shape) continue;
       if (before === undefined) await kubeCall(admin, "POST", "/api/v1/nodes", nodeObject(node), [409]);
-      else
-        await kubeCall(
-          admin,
-          "PATCH",
-          `/api/v1/nodes/${name}`,
-          { metadata: { labels: nodeLabels(node) }, spec: nodeSpec(node) },
-          [],
-          "application/merge-patch+json",
-        );
+      // Also after the create: the API server's admission taints every new node not-ready, as a
+      // kubelet's node starts; the taints are the emulator's to set from there.
+      await kubeCall(
+        admin,
+        "PATCH",
+        `/api/v1/nodes/${name}`,
+        { metadata: { labels: nodeLabels(node) }, spec: nodeSpec(node) },
+        [],
+        "application/merge-patch+json",
+      );
       await kubeCall(admin, "PATCH", `/api/v1/nodes/${name}/status`, { status: nodeStatus(node) }, [], "application/merge-patch+json");
       applied.set(name, shape);
       if (node.status === "draining" && !before?.startsWith('["draining"')) await evictPods(admin, name);

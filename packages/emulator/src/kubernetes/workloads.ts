@@ -30,6 +30,19 @@ const CONTROLLERS = "*,-node-lifecycle-controller";
  */
 const STAGES = [
   {
+    // kwok plays the kubelet only of the nodes its node controller manages, and runs that
+    // controller only when it has a node stage. The Node objects are the emulator's to keep:
+    // this stage matches none of them.
+    apiVersion: "kwok.x-k8s.io/v1alpha1",
+    kind: "Stage",
+    metadata: { name: "cms-node-kept-by-emulator" },
+    spec: {
+      resourceRef: { apiGroup: "v1", kind: "Node" },
+      selector: { matchExpressions: [{ key: '.metadata.annotations["cms.example/kwok-node-stage"]', operator: "Exists" }] },
+      next: {},
+    },
+  },
+  {
     apiVersion: "kwok.x-k8s.io/v1alpha1",
     kind: "Stage",
     metadata: { name: "cms-pod-run" },
