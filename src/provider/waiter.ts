@@ -13,6 +13,7 @@
  * `schedule.ts` for the one change it notices later).
  */
 import type { Clock } from "../shared/clock";
+import { CmsError } from "../shared/cms-error";
 import { runtimeClock } from "../shared/runtime";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "./durations";
@@ -70,7 +71,9 @@ export function nodeListDue(lastListedAt: number | undefined, now: number, start
 export type WaitFailure = "failed" | "timeout" | "gone";
 
 /** A wait that did not reach its target; `cluster` is the last state seen. */
-export class WaitError extends Error {
+export class WaitError extends CmsError {
+  /** `wait_failed`, `wait_timeout` or `wait_gone`, after {@link WaitError.reason}. */
+  readonly code: `wait_${WaitFailure}`;
   /** failed (status error / being deleted), timeout, or gone (404 while waiting for running). */
   readonly reason: WaitFailure;
   /** Last state seen, if any. */
@@ -79,6 +82,7 @@ export class WaitError extends Error {
     super(message);
     this.name = "WaitError";
     this.reason = reason;
+    this.code = `wait_${reason}`;
     this.cluster = cluster;
   }
 }

@@ -1,3 +1,4 @@
+export { CmsError } from "../../shared/cms-error";
 export { ApiError, type ApiErrorInit } from "./api-error";
 export { UnauthorizedError } from "./unauthorized-error";
 export { ForbiddenError } from "./forbidden-error";

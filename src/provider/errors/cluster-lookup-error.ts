@@ -10,7 +10,7 @@ export class ClusterLookupError extends OperationError {
   readonly id: string;
 
   constructor(message: string, id: string) {
-    super(message);
+    super(message, "cluster_lookup_failed");
     this.name = "ClusterLookupError";
     this.id = id;
   }

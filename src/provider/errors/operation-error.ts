@@ -1,10 +1,16 @@
+import { CmsError } from "../../shared/cms-error";
+
 /**
  * An operation's failure already worded for the user, with its context (which cluster, which
  * operation) and no secret: whoever catches it passes it on as it is instead of wrapping it again.
  */
-export class OperationError extends Error {
-  constructor(message: string) {
+export class OperationError extends CmsError {
+  /** `operation_failed`; `cluster_lookup_failed` for a `ClusterLookupError`. */
+  readonly code: string;
+
+  constructor(message: string, code = "operation_failed") {
     super(message);
+    this.code = code;
     this.name = "OperationError";
   }
 }
