@@ -14,9 +14,11 @@
 import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
+import { checkAnswer, brokenAnswer, idSegment, quote, type AnswerShape, type AnswerSource } from "./answers";
 import { ApiError, DeadlineError, NetworkError, UnprovenOwnershipError, isApiError, isNotFound, isConflict } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
+import { CmsError } from "../shared/cms-error";
 import { omitUndefined } from "../shared/omit-undefined";
 import { formatDuration } from "../provider/durations";
 import { clusterPages, listingError, totalOf } from "./pagination";
@@ -44,6 +46,17 @@ export interface CreateOptions {
    * (default) for any other name, so a cluster carrying it is never taken.
    */
   nameProof?: NameProof;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /**
+   * The caller's own deadline, in ms from now: no wait of the call (Retry-After, the rate
+   * limiter's hold, back-off) passes it or the client's deadline, whichever comes first.
+   */
+  deadlineInMs?: number;
+  /** What messages call that deadline, e.g. `create timeout`. */
+  deadlineName?: string;
 }
 
 interface RequestSpec {
@@ -145,8 +158,8 @@ export class CmsClient {
   // ---------------------------------------------------------------------------------- clusters
 
   /** `GET /v1/clusters`: one page of clusters. */
-  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}): Promise<ApiClusterList> {
-    return this.#listPage(query, this.#budget());
+  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}, call?: CallOptions): Promise<ApiClusterList> {
+    return this.#listPage(query, this.#budget(call));
   }
 
   async #listPage(query: { page?: number; perPage?: number; status?: ClusterStatus }, budget: Budget): Promise<ApiClusterList> {
@@ -158,17 +171,15 @@ export class CmsClient {
       },
       budget,
     );
-    const list = this.#json<ApiClusterList>(res, "GET", "/clusters");
-    if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", "/clusters", "a cluster list");
-    return list;
+    return this.#answer<ApiClusterList>("clusterList", res, "GET", "/clusters");
   }
 
   /**
    * Every cluster (optionally of one status), walking all pages (`clusterPages`), within one
    * deadline. Complete or an error: pages that contradict each other or `total` fail the listing.
    */
-  listAllClusters(query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
-    return this.#listAll(query, this.#budget());
+  listAllClusters(query: { status?: ClusterStatus } = {}, call?: CallOptions): Promise<ApiCluster[]> {
+    return this.#listAll(query, this.#budget(call));
   }
 
   async #listAll(query: { status?: ClusterStatus }, budget: Budget): Promise<ApiCluster[]> {
@@ -255,19 +266,21 @@ export class CmsClient {
       },
       budget,
     );
-    const created = isExchange(res) ? this.#json<ApiClusterSummary>(res, "POST", "/clusters") : res;
-    if (created && typeof created.id === "string") claimClusterId(created.id);
+    // A cluster found after a lost reply came from a listing, checked already.
+    const created = isExchange(res) ? this.#answer<ApiClusterSummary>("clusterSummary", res, "POST", "/clusters") : res;
+    claimClusterId(created.id);
     return created;
   }
 
   /** `GET /v1/clusters/{id}`: the full cluster. */
-  getCluster(id: string): Promise<ApiCluster> {
-    return this.#getCluster(id, this.#budget());
+  getCluster(id: string, call?: CallOptions): Promise<ApiCluster> {
+    return this.#getCluster(id, this.#budget(call));
   }
 
   async #getCluster(id: string, budget: Budget): Promise<ApiCluster> {
-    const path = `/clusters/${seg(id)}`;
-    return this.#json<ApiCluster>(await this.#request({ method: "GET", path }, budget), "GET", path);
+    const path = `/clusters/${this.#segment("cluster", id, "GET /v1/clusters/{cluster_id}")}`;
+    const res = await this.#request({ method: "GET", path }, budget);
+    return this.#sameCluster(id, this.#answer<ApiCluster>("cluster", res, "GET", path), res, "GET", path);
   }
 
   /**
@@ -277,7 +290,7 @@ export class CmsClient {
    * fetched and returned when it already has the requested values.
    */
   async updateCluster(id: string, patch: UpdateClusterRequest): Promise<ApiCluster> {
-    const path = `/clusters/${seg(id)}`;
+    const path = `/clusters/${this.#segment("cluster", id, "PATCH /v1/clusters/{cluster_id}")}`;
     const budget = this.#budget();
     const res = await this.#withRetry<Exchange | ApiCluster>(
       "PATCH",
@@ -297,7 +310,7 @@ export class CmsClient {
     );
     if (!isExchange(res)) return res;
     if (res.body.trim() === "") return this.#getCluster(id, budget);
-    return this.#json<ApiCluster>(res, "PATCH", path);
+    return this.#sameCluster(id, this.#answer<ApiCluster>("cluster", res, "PATCH", path), res, "PATCH", path);
   }
 
   /**
@@ -305,7 +318,7 @@ export class CmsClient {
    * deleted it: that is success, not an error.
    */
   async deleteCluster(id: string): Promise<void> {
-    const path = `/clusters/${seg(id)}`;
+    const path = `/clusters/${this.#segment("cluster", id, "DELETE /v1/clusters/{cluster_id}")}`;
     const budget = this.#budget();
     await this.#withRetry<Exchange | undefined>(
       "DELETE",
@@ -317,41 +330,50 @@ export class CmsClient {
   }
 
   /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent (never parsed). */
-  async getKubeconfig(id: string): Promise<string> {
-    const res = await this.#request(
-      {
-        method: "GET",
-        path: `/clusters/${seg(id)}/kubeconfig`,
-        accept: "text/yaml, application/yaml, text/plain, */*",
-      },
-      this.#budget(),
-    );
+  async getKubeconfig(id: string, call?: CallOptions): Promise<string> {
+    const path = `/clusters/${this.#segment("cluster", id, "GET /v1/clusters/{cluster_id}/kubeconfig")}/kubeconfig`;
+    const res = await this.#request({ method: "GET", path, accept: "text/yaml, application/yaml, text/plain, */*" }, this.#budget(call));
+    if (res.body.trim() === "") throw brokenAnswer(this.#source(res, "GET", path), "an empty body where the contract has a kubeconfig");
     return res.body;
   }
 
   // ------------------------------------------------------------------------------------- nodes
 
   /** `GET /v1/clusters/{id}/nodes`: all nodes of a cluster. */
-  async listNodes(clusterId: string): Promise<ApiNodeList> {
-    const path = `/clusters/${seg(clusterId)}/nodes`;
-    const list = this.#json<ApiNodeList>(await this.#request({ method: "GET", path }, this.#budget()), "GET", path);
-    if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", path, "a node list");
+  async listNodes(clusterId: string, call?: CallOptions): Promise<ApiNodeList> {
+    const path = `/clusters/${this.#segment("cluster", clusterId, "GET /v1/clusters/{cluster_id}/nodes")}/nodes`;
+    const res = await this.#request({ method: "GET", path }, this.#budget(call));
+    const list = this.#answer<ApiNodeList>("nodeList", res, "GET", path);
+    list.items.forEach((node, i) => this.#sameField(`items[${i}].cluster_id`, node.cluster_id, clusterId, "cluster", res, "GET", path));
     return list;
   }
 
   /** `GET /v1/clusters/{id}/nodes/{node_id}`: one node. */
-  async getNode(clusterId: string, nodeId: string): Promise<ApiNode> {
-    const path = `/clusters/${seg(clusterId)}/nodes/${seg(nodeId)}`;
-    return this.#json<ApiNode>(await this.#request({ method: "GET", path }, this.#budget()), "GET", path);
+  async getNode(clusterId: string, nodeId: string, call?: CallOptions): Promise<ApiNode> {
+    const request = "GET /v1/clusters/{cluster_id}/nodes/{node_id}";
+    const path = `/clusters/${this.#segment("cluster", clusterId, request)}/nodes/${this.#segment("node", nodeId, request)}`;
+    const res = await this.#request({ method: "GET", path }, this.#budget(call));
+    const node = this.#answer<ApiNode>("node", res, "GET", path);
+    this.#sameField("id", node.id, nodeId, "node", res, "GET", path);
+    this.#sameField("cluster_id", node.cluster_id, clusterId, "cluster", res, "GET", path);
+    return node;
   }
 
   // ---------------------------------------------------------------------------------- plumbing
 
-  /** The deadline of a call starting now: the operation's, else `callTimeoutMs` from now. */
-  #budget(): Budget {
+  /**
+   * The deadline of a call starting now: the operation's, else `callTimeoutMs` from now; the
+   * caller's own (`call`) when it comes first.
+   */
+  #budget(call?: CallOptions): Budget {
     const o = this.#options;
-    if (o.deadlineMs !== undefined) return { at: this.#createdAt + o.deadlineMs, name: o.deadlineName };
-    return { at: o.clock.now() + o.callTimeoutMs, name: CALL_TIMEOUT_NAME };
+    const own: Budget =
+      o.deadlineMs !== undefined
+        ? { at: this.#createdAt + o.deadlineMs, name: o.deadlineName }
+        : { at: o.clock.now() + o.callTimeoutMs, name: CALL_TIMEOUT_NAME };
+    if (call?.deadlineInMs === undefined) return own;
+    const at = o.clock.now() + Math.max(0, call.deadlineInMs);
+    return at < own.at ? { at, name: call.deadlineName ?? "caller's deadline" } : own;
   }
 
   /** An idempotent request with the standard retry policy. */
@@ -579,22 +601,40 @@ export class CmsClient {
     throw err;
   }
 
-  #json<T>(res: Exchange, method: string, path: string): T {
-    try {
-      return JSON.parse(res.body) as T;
-    } catch {
-      throw this.#badBody(method, path, "JSON");
-    }
+  #source(res: Exchange, method: string, path: string): AnswerSource {
+    return { method, path: `/v1${path}`, status: res.status, secrets: [this.#token] };
   }
 
-  #badBody(method: string, path: string, expected: string): ApiError {
-    return new ApiError({
-      status: 200,
-      code: "invalid_response",
-      message: `CMS API ${method} /v1${path} answered with a body that is not ${expected}; is the endpoint (${this.endpoint}) a Cluster Management Service?`,
-      method,
-      path: `/v1${path}`,
-    });
+  /** The answer's body, parsed and checked against the contract (`answers.ts`). */
+  #answer<T>(shape: AnswerShape, res: Exchange, method: string, path: string): T {
+    let body: unknown;
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      throw brokenAnswer(
+        this.#source(res, method, path),
+        `a body that is not JSON (${quote(res.body, [this.#token])}); is the endpoint (${this.endpoint}) a Cluster Management Service?`,
+      );
+    }
+    return checkAnswer<T>(shape, body, this.#source(res, method, path));
+  }
+
+  /** The cluster, when it is the one asked for: an answer about another cluster is a broken one. */
+  #sameCluster(id: string, cluster: ApiCluster, res: Exchange, method: string, path: string): ApiCluster {
+    this.#sameField("id", cluster.id, id, "cluster", res, method, path);
+    return cluster;
+  }
+
+  #sameField(field: string, got: string, asked: string, kind: string, res: Exchange, method: string, path: string): void {
+    if (got === asked) return;
+    const secrets = [this.#token];
+    const with_ = `"${field}" ${quote(got, secrets)} where ${quote(asked, secrets)} was asked for: another ${kind}`;
+    throw brokenAnswer(this.#source(res, method, path), with_, field);
+  }
+
+  /** An id as a path segment, refused before anything is sent when it is not of its shape. */
+  #segment(kind: "cluster" | "node", id: string, request: string): string {
+    return idSegment(kind, id, request, [this.#token]);
   }
 }
 
@@ -638,11 +678,6 @@ function isExchange(x: unknown): x is Exchange {
   return typeof x === "object" && x !== null && "status" in x && "headers" in x && "body" in x && typeof (x as Exchange).body === "string";
 }
 
-function seg(id: string): string {
-  if (typeof id !== "string" || id === "") throw new Error("CMS client: an id is required");
-  return encodeURIComponent(id);
-}
-
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
@@ -654,8 +689,7 @@ function asError(e: unknown): Error {
  * no foreign object holding request headers can escape.
  */
 function finalError(error: unknown, method: string, path: string, token: string): Error {
-  if (error instanceof UnprovenOwnershipError) return error;
-  if (error instanceof ApiError || error instanceof NetworkError || error instanceof DeadlineError) {
+  if (error instanceof CmsError) {
     const e = error as unknown as Record<string, unknown>;
     delete e.attemptNumber;
     delete e.retriesLeft;

@@ -9,5 +9,7 @@ export { RateLimitedError } from "./rate-limited-error";
 export { ServerError } from "./server-error";
 export { NetworkError, type NetworkErrorInit } from "./network-error";
 export { UnprovenOwnershipError } from "./unproven-ownership-error";
+export { ContractError } from "./contract-error";
+export { InvalidIdError } from "./invalid-id-error";
 export { DeadlineError, type DeadlineErrorInit } from "./deadline-error";
 export { isNotFound, isConflict, isApiError, isTransient, statusOf } from "./predicates";
