@@ -83,6 +83,11 @@ interface Budget {
   name: string;
 }
 
+/** The shortest time an exchange is given, however near the deadline it is sent. */
+const MIN_EXCHANGE_MS = 1_000;
+/** The longest delay `setTimeout` takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** What the deadline of a call is called when the client was given no `deadlineMs`. */
 const CALL_TIMEOUT_NAME = "client's call timeout (callTimeoutMs)";
 
@@ -506,9 +511,12 @@ export class CmsClient {
         })
       : undefined;
     // axios' own timeout is a socket-idle timer: a server that trickles bytes never trips it.
-    // This timer bounds the whole exchange.
+    // This timer bounds the whole exchange, and by the call's deadline too (a second at least, so
+    // a request sent on the deadline can still be answered).
     const expiry = new AbortController();
-    const timer = this.#options.timeoutMs > 0 ? setTimeout(() => expiry.abort(), this.#options.timeoutMs) : undefined;
+    const untilDeadline = Math.min(MAX_TIMER_MS, Math.max(MIN_EXCHANGE_MS, budget.at - this.#options.clock.now()));
+    const limitMs = this.#options.timeoutMs > 0 ? Math.min(this.#options.timeoutMs, untilDeadline) : untilDeadline;
+    const timer = setTimeout(() => expiry.abort(), limitMs);
     let response: AxiosResponse<string>;
     try {
       response = await this.#http.request<string>({
@@ -548,7 +556,7 @@ export class CmsClient {
         path: fullPath,
         code,
         detail: expired
-          ? `no complete response within ${this.#options.timeoutMs} ms`
+          ? `no complete response within ${limitMs} ms`
           : tooLarge
             ? `the body passed the limit of ${this.#options.maxResponseBytes} bytes, the client option maxResponseBytes`
             : message,
@@ -560,7 +568,7 @@ export class CmsClient {
       if (loopback) ON_THIS_MACHINE.add(failure);
       throw failure;
     } finally {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
     }
     const receivedAt = this.#options.clock.now();
     const headers = toHeaderBag(response.headers);

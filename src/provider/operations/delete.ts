@@ -23,7 +23,7 @@ export async function deleteCluster(ctx: OperationContext, id: string, raw: Reco
   const secrets = [connection.token];
   const startedAt = ctx.clock().now();
   const deadline = startedAt + timeouts.deleteMs;
-  const waits = await ctx.waitsFor({ connection, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
+  const waits = await ctx.waitsFor({ connection, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress, deadlineName: "delete timeout" });
 
   /** Gone while waiting for it to settle: nothing left to delete. */
   let goneMeanwhile = false;
