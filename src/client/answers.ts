@@ -113,8 +113,5 @@ function article(type: string): string {
  */
 export function idSegment(kind: "cluster" | "node", id: unknown, request: string, secrets: readonly string[]): string {
   if (kind === "cluster" ? isClusterId(id) : isNodeId(id)) return encodeURIComponent(id as string);
-  throw new InvalidIdError(
-    `CMS API ${request}: ${quote(id, secrets)} is not a ${kind} id (${ID_RULES[kind]}), so nothing was sent`,
-    kind,
-  );
+  throw new InvalidIdError(`CMS API ${request}: ${quote(id, secrets)} is not a ${kind} id (${ID_RULES[kind]}), so nothing was sent`, kind);
 }

@@ -349,7 +349,8 @@ export class CmsClient {
     const path = `/clusters/${this.#segment("cluster", clusterId, "GET /v1/clusters/{cluster_id}/nodes")}/nodes`;
     const res = await this.#request({ method: "GET", path }, this.#budget(call));
     const list = this.#answer<ApiNodeList>("nodeList", res, "GET", path);
-    list.items.forEach((node, i) => this.#sameField(`items[${i}].cluster_id`, node.cluster_id, clusterId, "cluster", res, "GET", path));
+    for (const [i, node] of list.items.entries())
+      this.#sameField(`items[${i}].cluster_id`, node.cluster_id, clusterId, "cluster", res, "GET", path);
     return list;
   }
 

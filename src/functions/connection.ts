@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { CmsClient } from "../client";
 import { dropEmpty, resolveConnection, safeMessage } from "../connection";
 import { OperationError } from "../provider/errors/operation-error";
-import { CmsError } from "../shared/cms-error";
+import { codeOf } from "../shared/cms-error";
 
 /** Explicit connection of one function call. */
 export interface FunctionConnectionArgs {
@@ -62,7 +62,7 @@ export async function callApi<T>(
   try {
     return await call(client);
   } catch (e) {
-    throw new OperationError(`${fn}: ${safeMessage(e, [token], "lookup")}`, e instanceof CmsError ? e.code : undefined);
+    throw new OperationError(`${fn}: ${safeMessage(e, [token], "lookup")}`, codeOf(e, "operation_failed"));
   }
 }
 

@@ -283,7 +283,10 @@ export class SharedPoller {
     const ids = [...new Set(batch.map((w) => w.id))];
     // The round's requests end by the earliest deadline of its waits: one of them may be held no
     // longer, and the others, told so by a DeadlineError, poll again in a round of their own.
-    const earliest = batch.reduce<WaitDeadline | undefined>((a, w) => (w.deadline && (!a || w.deadline.at < a.at) ? w.deadline : a), undefined);
+    const earliest = batch.reduce<WaitDeadline | undefined>(
+      (a, w) => (w.deadline && (!a || w.deadline.at < a.at) ? w.deadline : a),
+      undefined,
+    );
     const within = () => (earliest ? { deadlineInMs: earliest.at - this.now(), deadlineName: earliest.name } : undefined);
     const answer = (id: string, outcome: { ok: Observation } | { error: unknown }): void => {
       for (const w of batch) {

@@ -22,8 +22,14 @@ export abstract class CmsError extends Error {
 
   /** True for an error of any copy of this package loaded in the process, for subclasses as usual. */
   static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class asked, a subclass's test comes here too
     if (this !== CmsError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[MARK] === true;
   }
 }
 Object.defineProperty(CmsError.prototype, MARK, { value: true });
+
+/** The `code` of a failure `e` to carry on when wrapping it: its own when it is one of ours, else `fallback`. */
+export function codeOf(e: unknown, fallback: string): string {
+  return e instanceof CmsError ? e.code : fallback;
+}

@@ -66,7 +66,8 @@ describe("waits the service asks for are bounded by the call's deadline", () => 
 
   it("one 429 with an absurd Retry-After does not hold the other callers of the shared limiter", async () => {
     server = await scriptedServer((req, res) => {
-      if (req.url?.endsWith("/cls_bad")) sendJson(res, 429, { error: "rate_limited", message: "slow down" }, { "retry-after": "1000000000" });
+      if (req.url?.endsWith("/cls_bad"))
+        sendJson(res, 429, { error: "rate_limited", message: "slow down" }, { "retry-after": "1000000000" });
       else sendJson(res, 200, cluster(1));
     });
     const clock = new ManualClock(Date.now());

@@ -5,7 +5,10 @@ import { CmsError } from "../../shared/cms-error";
  * operation) and no secret: whoever catches it passes it on as it is instead of wrapping it again.
  */
 export class OperationError extends CmsError {
-  /** `operation_failed`; `cluster_lookup_failed` for a `ClusterLookupError`. */
+  /**
+   * The code of the failure it words when that is one of the package's (`not_found`,
+   * `invalid_response`, …), else `operation_failed`; `cluster_lookup_failed` for a `ClusterLookupError`.
+   */
   readonly code: string;
 
   constructor(message: string, code = "operation_failed") {
