@@ -6,8 +6,8 @@
  */
 import { scriptedServer, type ScriptedServer } from "./client";
 
-/** Which answer: the create, a GET of the cluster, the list, the nodes, one node, the kubeconfig. */
-export type AnswerKind = "create" | "get" | "list" | "nodes" | "node" | "kubeconfig" | "delete" | "other";
+/** Which answer: the create, a GET or PATCH of the cluster, the list, the nodes, one node, the kubeconfig, the delete. */
+export type AnswerKind = "create" | "get" | "patch" | "list" | "nodes" | "node" | "kubeconfig" | "delete" | "other";
 
 /** One answer: a JSON body (an object), or a string sent as it is. */
 export interface Reply {
@@ -76,6 +76,11 @@ export async function breakingService(
       gets += 1;
       return created ? { status: 200, body: cluster() } : notFound();
     }
+    if (kind === "patch") {
+      if (!created) return notFound();
+      created = { ...created, ...body };
+      return { status: 200, body: { ...cluster(), status: "scaling" } };
+    }
     if (kind === "list") {
       const items = created ? [cluster()] : [];
       return { status: 200, body: { items, total: items.length, page: 1, per_page: 100 } };
@@ -119,7 +124,7 @@ function notFound(): Reply {
 
 function kindOf(method: string, path: string): AnswerKind {
   if (path === "/v1/clusters") return method === "POST" ? "create" : "list";
-  if (/^\/v1\/clusters\/[^/]+$/.test(path)) return method === "DELETE" ? "delete" : "get";
+  if (/^\/v1\/clusters\/[^/]+$/.test(path)) return method === "DELETE" ? "delete" : method === "PATCH" ? "patch" : "get";
   if (/^\/v1\/clusters\/[^/]+\/kubeconfig$/.test(path)) return "kubeconfig";
   if (/^\/v1\/clusters\/[^/]+\/nodes$/.test(path)) return "nodes";
   if (/^\/v1\/clusters\/[^/]+\/nodes\/[^/]+$/.test(path)) return "node";
