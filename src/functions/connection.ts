@@ -9,6 +9,7 @@ import type { CmsClient } from "../client";
 import { dropEmpty, resolveConnection, safeMessage } from "../connection";
 import { OperationError } from "../provider/errors/operation-error";
 import { codeOf } from "../shared/cms-error";
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Explicit connection of one function call. */
 export interface FunctionConnectionArgs {
@@ -69,7 +70,7 @@ export async function callApi<T>(
 /** Throw a clear error naming the argument when a required id is missing or not a string. */
 export function requireId(fn: string, field: string, value: unknown, shape: string): string {
   if (typeof value !== "string" || value.trim() === "") {
-    throw new OperationError(`${fn}: ${field} is required (a ${shape} id)`, "invalid_argument");
+    throw new InvalidArgumentError(`${fn}: ${field} is required (a ${shape} id)`);
   }
   return value;
 }
