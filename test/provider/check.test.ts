@@ -193,7 +193,8 @@ describe("check", () => {
     expect(r.failures).toEqual([
       {
         property: "import",
-        reason: 'the import option must be the id of an existing cluster (cls_ followed by 1 to 128 letters, digits, _ or -), got "../../admin"',
+        reason:
+          'the import option must be the id of an existing cluster (cls_ followed by 1 to 128 letters, digits, _ or -), got "../../admin"',
       },
     ]);
   });
