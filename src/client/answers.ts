@@ -39,15 +39,22 @@ export interface AnswerSource {
   secrets: readonly string[];
 }
 
-// Compiled on first use: a program that never calls the API does not pay for it.
-let validators: Map<AnswerShape, ValidateFunction> | undefined;
+// Each shape is compiled the first time an answer of it is read: a command that reads only
+// clusters never compiles the node schemas.
+let ajv: Ajv | undefined;
+const validators = new Map<AnswerShape, ValidateFunction>();
 
 function validatorOf(shape: AnswerShape): ValidateFunction {
-  if (!validators) {
-    const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-    validators = new Map(Object.entries(SHAPES).map(([k, v]) => [k as AnswerShape, ajv.compile(v.schema)]));
+  let validate = validators.get(shape);
+  if (!validate) {
+    // The schemas are checked against JSON Schema's meta-schema by test/shared/contract.test.ts
+    // and wherever the emulator compiles them: not again in every process that reads answers
+    // (compiling the meta-schema costs more than compiling ours).
+    ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, validateSchema: false, meta: false });
+    validate = ajv.compile(SHAPES[shape].schema);
+    validators.set(shape, validate);
   }
-  return validators.get(shape) as ValidateFunction;
+  return validate;
 }
 
 /** `value`, when it has the contract's shape; else a {@link ContractError} saying what is wrong. */
