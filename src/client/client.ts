@@ -19,6 +19,7 @@ import { ApiError, DeadlineError, NetworkError, UnprovenOwnershipError, isApiErr
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
 import { CmsError } from "../shared/cms-error";
+import { OperationError } from "../provider/errors/operation-error";
 import { omitUndefined } from "../shared/omit-undefined";
 import { formatDuration } from "../provider/durations";
 import { clusterPages, listingError, totalOf } from "./pagination";
@@ -694,7 +695,7 @@ function asError(e: unknown): Error {
 /**
  * What leaves the client: our own error, stripped of the `attemptNumber` and `retriesLeft` p-retry
  * writes onto it (its public face is the documented fields only). Anything else
- * (a bug, an unexpected library error) is replaced by a clean error with a scrubbed message, so
+ * (a bug, an unexpected library error) is replaced by an `OperationError` of code `unexpected` with a scrubbed message, so
  * no foreign object holding request headers can escape.
  */
 function finalError(error: unknown, method: string, path: string, token: string): Error {
@@ -705,6 +706,5 @@ function finalError(error: unknown, method: string, path: string, token: string)
     return error;
   }
   const text = error instanceof Error ? error.message : String(error);
-  const clean = new Error(`CMS API ${method} ${path} failed: ${redact(text, [token])}`);
-  return clean;
+  return new OperationError(`CMS API ${method} ${path} failed: ${redact(text, [token])}`, "unexpected");
 }
