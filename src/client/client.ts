@@ -14,9 +14,12 @@
 import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
+import { checkAnswer, brokenAnswer, idSegment, quote, type AnswerShape, type AnswerSource } from "./answers";
 import { ApiError, DeadlineError, NetworkError, UnprovenOwnershipError, isApiError, isNotFound, isConflict } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, limiterKey, sharedLimiter } from "./limiter";
+import { CmsError } from "../shared/cms-error";
+import { OperationError } from "../shared/operation-error";
 import { omitUndefined } from "../shared/omit-undefined";
 import { formatDuration } from "../shared/durations";
 import { clusterPages, listingError, totalOf } from "./pagination";
@@ -46,6 +49,17 @@ export interface CreateOptions {
   nameProof?: NameProof;
 }
 
+/** Options of one call. */
+export interface CallOptions {
+  /**
+   * The caller's own deadline, in ms from now: no wait of the call (Retry-After, the rate
+   * limiter's hold, back-off) passes it or the client's deadline, whichever comes first.
+   */
+  deadlineInMs?: number;
+  /** What messages call that deadline, e.g. `create timeout`. */
+  deadlineName?: string;
+}
+
 interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Path below `/v1`, starting with `/`. */
@@ -69,6 +83,11 @@ interface Budget {
   /** What the deadline is, for messages: `create timeout`. */
   name: string;
 }
+
+/** The shortest time an exchange is given, however near the deadline it is sent. */
+const MIN_EXCHANGE_MS = 1_000;
+/** The longest delay `setTimeout` takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What the deadline of a call is called when the client was given no `deadlineMs`. */
 const CALL_TIMEOUT_NAME = "client's call timeout (callTimeoutMs)";
@@ -145,8 +164,8 @@ export class CmsClient {
   // ---------------------------------------------------------------------------------- clusters
 
   /** `GET /v1/clusters`: one page of clusters. */
-  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}): Promise<ApiClusterList> {
-    return this.#listPage(query, this.#budget());
+  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus } = {}, call?: CallOptions): Promise<ApiClusterList> {
+    return this.#listPage(query, this.#budget(call));
   }
 
   async #listPage(query: { page?: number; perPage?: number; status?: ClusterStatus }, budget: Budget): Promise<ApiClusterList> {
@@ -158,17 +177,15 @@ export class CmsClient {
       },
       budget,
     );
-    const list = this.#json<ApiClusterList>(res, "GET", "/clusters");
-    if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", "/clusters", "a cluster list");
-    return list;
+    return this.#answer<ApiClusterList>("clusterList", res, "GET", "/clusters");
   }
 
   /**
    * Every cluster (optionally of one status), walking all pages (`clusterPages`), within one
    * deadline. Complete or an error: pages that contradict each other or `total` fail the listing.
    */
-  listAllClusters(query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
-    return this.#listAll(query, this.#budget());
+  listAllClusters(query: { status?: ClusterStatus } = {}, call?: CallOptions): Promise<ApiCluster[]> {
+    return this.#listAll(query, this.#budget(call));
   }
 
   async #listAll(query: { status?: ClusterStatus }, budget: Budget): Promise<ApiCluster[]> {
@@ -255,19 +272,21 @@ export class CmsClient {
       },
       budget,
     );
-    const created = isExchange(res) ? this.#json<ApiClusterSummary>(res, "POST", "/clusters") : res;
-    if (created && typeof created.id === "string") claimClusterId(created.id);
+    // A cluster found after a lost reply came from a listing, checked already.
+    const created = isExchange(res) ? this.#answer<ApiClusterSummary>("clusterSummary", res, "POST", "/clusters") : res;
+    claimClusterId(created.id);
     return created;
   }
 
   /** `GET /v1/clusters/{id}`: the full cluster. */
-  getCluster(id: string): Promise<ApiCluster> {
-    return this.#getCluster(id, this.#budget());
+  getCluster(id: string, call?: CallOptions): Promise<ApiCluster> {
+    return this.#getCluster(id, this.#budget(call));
   }
 
   async #getCluster(id: string, budget: Budget): Promise<ApiCluster> {
-    const path = `/clusters/${seg(id)}`;
-    return this.#json<ApiCluster>(await this.#request({ method: "GET", path }, budget), "GET", path);
+    const path = `/clusters/${this.#segment("cluster", id, "GET /v1/clusters/{cluster_id}")}`;
+    const res = await this.#request({ method: "GET", path }, budget);
+    return this.#sameCluster(id, this.#answer<ApiCluster>("cluster", res, "GET", path), res, "GET", path);
   }
 
   /**
@@ -277,7 +296,7 @@ export class CmsClient {
    * fetched and returned when it already has the requested values.
    */
   async updateCluster(id: string, patch: UpdateClusterRequest): Promise<ApiCluster> {
-    const path = `/clusters/${seg(id)}`;
+    const path = `/clusters/${this.#segment("cluster", id, "PATCH /v1/clusters/{cluster_id}")}`;
     const budget = this.#budget();
     const res = await this.#withRetry<Exchange | ApiCluster>(
       "PATCH",
@@ -297,7 +316,7 @@ export class CmsClient {
     );
     if (!isExchange(res)) return res;
     if (res.body.trim() === "") return this.#getCluster(id, budget);
-    return this.#json<ApiCluster>(res, "PATCH", path);
+    return this.#sameCluster(id, this.#answer<ApiCluster>("cluster", res, "PATCH", path), res, "PATCH", path);
   }
 
   /**
@@ -305,7 +324,7 @@ export class CmsClient {
    * deleted it: that is success, not an error.
    */
   async deleteCluster(id: string): Promise<void> {
-    const path = `/clusters/${seg(id)}`;
+    const path = `/clusters/${this.#segment("cluster", id, "DELETE /v1/clusters/{cluster_id}")}`;
     const budget = this.#budget();
     await this.#withRetry<Exchange | undefined>(
       "DELETE",
@@ -317,41 +336,51 @@ export class CmsClient {
   }
 
   /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent (never parsed). */
-  async getKubeconfig(id: string): Promise<string> {
-    const res = await this.#request(
-      {
-        method: "GET",
-        path: `/clusters/${seg(id)}/kubeconfig`,
-        accept: "text/yaml, application/yaml, text/plain, */*",
-      },
-      this.#budget(),
-    );
+  async getKubeconfig(id: string, call?: CallOptions): Promise<string> {
+    const path = `/clusters/${this.#segment("cluster", id, "GET /v1/clusters/{cluster_id}/kubeconfig")}/kubeconfig`;
+    const res = await this.#request({ method: "GET", path, accept: "text/yaml, application/yaml, text/plain, */*" }, this.#budget(call));
+    if (res.body.trim() === "") throw brokenAnswer(this.#source(res, "GET", path), "an empty body where the contract has a kubeconfig");
     return res.body;
   }
 
   // ------------------------------------------------------------------------------------- nodes
 
   /** `GET /v1/clusters/{id}/nodes`: all nodes of a cluster. */
-  async listNodes(clusterId: string): Promise<ApiNodeList> {
-    const path = `/clusters/${seg(clusterId)}/nodes`;
-    const list = this.#json<ApiNodeList>(await this.#request({ method: "GET", path }, this.#budget()), "GET", path);
-    if (!list || !Array.isArray(list.items)) throw this.#badBody("GET", path, "a node list");
+  async listNodes(clusterId: string, call?: CallOptions): Promise<ApiNodeList> {
+    const path = `/clusters/${this.#segment("cluster", clusterId, "GET /v1/clusters/{cluster_id}/nodes")}/nodes`;
+    const res = await this.#request({ method: "GET", path }, this.#budget(call));
+    const list = this.#answer<ApiNodeList>("nodeList", res, "GET", path);
+    for (const [i, node] of list.items.entries())
+      this.#sameField(`items[${i}].cluster_id`, node.cluster_id, clusterId, "cluster", res, "GET", path);
     return list;
   }
 
   /** `GET /v1/clusters/{id}/nodes/{node_id}`: one node. */
-  async getNode(clusterId: string, nodeId: string): Promise<ApiNode> {
-    const path = `/clusters/${seg(clusterId)}/nodes/${seg(nodeId)}`;
-    return this.#json<ApiNode>(await this.#request({ method: "GET", path }, this.#budget()), "GET", path);
+  async getNode(clusterId: string, nodeId: string, call?: CallOptions): Promise<ApiNode> {
+    const request = "GET /v1/clusters/{cluster_id}/nodes/{node_id}";
+    const path = `/clusters/${this.#segment("cluster", clusterId, request)}/nodes/${this.#segment("node", nodeId, request)}`;
+    const res = await this.#request({ method: "GET", path }, this.#budget(call));
+    const node = this.#answer<ApiNode>("node", res, "GET", path);
+    this.#sameField("id", node.id, nodeId, "node", res, "GET", path);
+    this.#sameField("cluster_id", node.cluster_id, clusterId, "cluster", res, "GET", path);
+    return node;
   }
 
   // ---------------------------------------------------------------------------------- plumbing
 
-  /** The deadline of a call starting now: the operation's, else `callTimeoutMs` from now. */
-  #budget(): Budget {
+  /**
+   * The deadline of a call starting now: the operation's, else `callTimeoutMs` from now; the
+   * caller's own (`call`) when it comes first.
+   */
+  #budget(call?: CallOptions): Budget {
     const o = this.#options;
-    if (o.deadlineMs !== undefined) return { at: this.#createdAt + o.deadlineMs, name: o.deadlineName };
-    return { at: o.clock.now() + o.callTimeoutMs, name: CALL_TIMEOUT_NAME };
+    const own: Budget =
+      o.deadlineMs !== undefined
+        ? { at: this.#createdAt + o.deadlineMs, name: o.deadlineName }
+        : { at: o.clock.now() + o.callTimeoutMs, name: CALL_TIMEOUT_NAME };
+    if (call?.deadlineInMs === undefined) return own;
+    const at = o.clock.now() + Math.max(0, call.deadlineInMs);
+    return at < own.at ? { at, name: call.deadlineName ?? "caller's deadline" } : own;
   }
 
   /** An idempotent request with the standard retry policy. */
@@ -484,9 +513,12 @@ export class CmsClient {
         })
       : undefined;
     // axios' own timeout is a socket-idle timer: a server that trickles bytes never trips it.
-    // This timer bounds the whole exchange.
+    // This timer bounds the whole exchange, and by the call's deadline too (a second at least, so
+    // a request sent on the deadline can still be answered).
     const expiry = new AbortController();
-    const timer = this.#options.timeoutMs > 0 ? setTimeout(() => expiry.abort(), this.#options.timeoutMs) : undefined;
+    const untilDeadline = Math.min(MAX_TIMER_MS, Math.max(MIN_EXCHANGE_MS, budget.at - this.#options.clock.now()));
+    const limitMs = this.#options.timeoutMs > 0 ? Math.min(this.#options.timeoutMs, untilDeadline) : untilDeadline;
+    const timer = setTimeout(() => expiry.abort(), limitMs);
     let response: AxiosResponse<string>;
     try {
       response = await this.#http.request<string>({
@@ -526,7 +558,7 @@ export class CmsClient {
         path: fullPath,
         code,
         detail: expired
-          ? `no complete response within ${this.#options.timeoutMs} ms`
+          ? `no complete response within ${limitMs} ms`
           : tooLarge
             ? `the body passed the limit of ${this.#options.maxResponseBytes} bytes, the client option maxResponseBytes`
             : message,
@@ -538,7 +570,7 @@ export class CmsClient {
       if (loopback) ON_THIS_MACHINE.add(failure);
       throw failure;
     } finally {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
     }
     const receivedAt = this.#options.clock.now();
     const headers = toHeaderBag(response.headers);
@@ -579,22 +611,40 @@ export class CmsClient {
     throw err;
   }
 
-  #json<T>(res: Exchange, method: string, path: string): T {
-    try {
-      return JSON.parse(res.body) as T;
-    } catch {
-      throw this.#badBody(method, path, "JSON");
-    }
+  #source(res: Exchange, method: string, path: string): AnswerSource {
+    return { method, path: `/v1${path}`, status: res.status, secrets: [this.#token] };
   }
 
-  #badBody(method: string, path: string, expected: string): ApiError {
-    return new ApiError({
-      status: 200,
-      code: "invalid_response",
-      message: `CMS API ${method} /v1${path} answered with a body that is not ${expected}; is the endpoint (${this.endpoint}) a Cluster Management Service?`,
-      method,
-      path: `/v1${path}`,
-    });
+  /** The answer's body, parsed and checked against the contract (`answers.ts`). */
+  #answer<T>(shape: AnswerShape, res: Exchange, method: string, path: string): T {
+    let body: unknown;
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      throw brokenAnswer(
+        this.#source(res, method, path),
+        `a body that is not JSON (${quote(res.body, [this.#token])}); is the endpoint (${this.endpoint}) a Cluster Management Service?`,
+      );
+    }
+    return checkAnswer<T>(shape, body, this.#source(res, method, path));
+  }
+
+  /** The cluster, when it is the one asked for: an answer about another cluster is a broken one. */
+  #sameCluster(id: string, cluster: ApiCluster, res: Exchange, method: string, path: string): ApiCluster {
+    this.#sameField("id", cluster.id, id, "cluster", res, method, path);
+    return cluster;
+  }
+
+  #sameField(field: string, got: string, asked: string, kind: string, res: Exchange, method: string, path: string): void {
+    if (got === asked) return;
+    const secrets = [this.#token];
+    const with_ = `"${field}" ${quote(got, secrets)} where ${quote(asked, secrets)} was asked for: another ${kind}`;
+    throw brokenAnswer(this.#source(res, method, path), with_, field);
+  }
+
+  /** An id as a path segment, refused before anything is sent when it is not of its shape. */
+  #segment(kind: "cluster" | "node", id: string, request: string): string {
+    return idSegment(kind, id, request, [this.#token]);
   }
 }
 
@@ -638,11 +688,6 @@ function isExchange(x: unknown): x is Exchange {
   return typeof x === "object" && x !== null && "status" in x && "headers" in x && "body" in x && typeof (x as Exchange).body === "string";
 }
 
-function seg(id: string): string {
-  if (typeof id !== "string" || id === "") throw new Error("CMS client: an id is required");
-  return encodeURIComponent(id);
-}
-
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
@@ -650,18 +695,16 @@ function asError(e: unknown): Error {
 /**
  * What leaves the client: our own error, stripped of the `attemptNumber` and `retriesLeft` p-retry
  * writes onto it (its public face is the documented fields only). Anything else
- * (a bug, an unexpected library error) is replaced by a clean error with a scrubbed message, so
+ * (a bug, an unexpected library error) is replaced by an `OperationError` of code `unexpected` with a scrubbed message, so
  * no foreign object holding request headers can escape.
  */
 function finalError(error: unknown, method: string, path: string, token: string): Error {
-  if (error instanceof UnprovenOwnershipError) return error;
-  if (error instanceof ApiError || error instanceof NetworkError || error instanceof DeadlineError) {
+  if (error instanceof CmsError) {
     const e = error as unknown as Record<string, unknown>;
     delete e.attemptNumber;
     delete e.retriesLeft;
     return error;
   }
   const text = error instanceof Error ? error.message : String(error);
-  const clean = new Error(`CMS API ${method} ${path} failed: ${redact(text, [token])}`);
-  return clean;
+  return new OperationError(`CMS API ${method} ${path} failed: ${redact(text, [token])}`, "unexpected");
 }

@@ -2,6 +2,7 @@
 import { systemClock, type Clock } from "../shared/clock";
 import type { RateLimiter } from "./limiter";
 import { DEFAULT_USER_AGENT } from "./version";
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** What a retry looked like, for logging (`onRetry`). Never carries the token. */
 export interface RetryInfo {
@@ -124,14 +125,14 @@ export function normalizeEndpoint(endpoint: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new Error(`Invalid CMS endpoint ${JSON.stringify(raw)}: expected an absolute URL such as https://cms.example.com`);
+    throw new InvalidArgumentError(`Invalid CMS endpoint ${JSON.stringify(raw)}: expected an absolute URL such as https://cms.example.com`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new Error(`Invalid CMS endpoint ${JSON.stringify(raw)}: only http and https are supported`);
+    throw new InvalidArgumentError(`Invalid CMS endpoint ${JSON.stringify(raw)}: only http and https are supported`);
   }
   if (url.username || url.password) {
     // Credentials in the URL would travel as Basic auth and show up in every message.
-    throw new Error("Invalid CMS endpoint: it must not contain credentials; pass the token separately");
+    throw new InvalidArgumentError("Invalid CMS endpoint: it must not contain credentials; pass the token separately");
   }
   url.search = "";
   url.hash = "";
@@ -143,17 +144,17 @@ export function normalizeEndpoint(endpoint: string): string {
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new Error(`Invalid CMS client option ${name}: ${String(value)} (expected a number >= 0)`);
+    throw new InvalidArgumentError(`Invalid CMS client option ${name}: ${String(value)} (expected a number >= 0)`);
   }
   return value;
 }
 
 /** Merge `options` over {@link DEFAULT_CLIENT_OPTIONS} and validate them. */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (!options || typeof options !== "object") throw new Error("CMS client options are required");
+  if (!options || typeof options !== "object") throw new InvalidArgumentError("CMS client options are required");
   const token = typeof options.token === "string" ? options.token.trim() : "";
   if (!token) {
-    throw new Error("No CMS API token: the client option `token` is required (a token of the Cluster Management Service).");
+    throw new InvalidArgumentError("No CMS API token: the client option `token` is required (a token of the Cluster Management Service).");
   }
   const minRetryDelayMs = nonNegative("minRetryDelayMs", options.minRetryDelayMs, DEFAULT_CLIENT_OPTIONS.minRetryDelayMs);
   const maxRetryDelayMs = Math.max(

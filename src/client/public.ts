@@ -11,7 +11,7 @@
  *
  * @module client
  */
-export { CmsClient, createClient, type CreateOptions } from "./client";
+export { CmsClient, createClient, type CallOptions, type CreateOptions } from "./client";
 export type { ClientOptions, RetryInfo } from "./options";
 export * from "./errors";
 export type { NameProof } from "../shared/ownership";

@@ -9,6 +9,7 @@
  * Pure apart from the default `env` argument. Messages never contain the token.
  */
 import { normalizeEndpoint } from "../client/options";
+import { CmsError } from "../shared/cms-error";
 
 /** Explicit connection settings given to one resource or function call. */
 export interface ConnectionInputs {
@@ -48,7 +49,10 @@ export interface ConnectionSources {
 }
 
 /** Raised when a setting is missing everywhere; names every place it looked. */
-export class ConnectionError extends Error {
+export class ConnectionError extends CmsError {
+  /** Always `connection_not_configured`. */
+  readonly code = "connection_not_configured";
+
   constructor(message: string) {
     super(message);
     this.name = "ConnectionError";

@@ -7,6 +7,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { CmsClient } from "../client";
 import { dropEmpty, resolveConnection, safeMessage } from "../connection";
+import { OperationError } from "../shared/operation-error";
+import { codeOf } from "../shared/cms-error";
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Explicit connection of one function call. */
 export interface FunctionConnectionArgs {
@@ -48,8 +51,8 @@ export async function functionClient(connection: FunctionConnectionArgs | undefi
 }
 
 /**
- * Run one API call for the function `fn`, turning failures into an error that names the
- * function and never contains the token.
+ * Run one API call for the function `fn`, turning failures into an {@link OperationError} that
+ * names the function, keeps the failure's `code` and never contains the token.
  */
 export async function callApi<T>(
   fn: string,
@@ -60,14 +63,14 @@ export async function callApi<T>(
   try {
     return await call(client);
   } catch (e) {
-    throw new Error(`${fn}: ${safeMessage(e, [token], "lookup")}`);
+    throw new OperationError(`${fn}: ${safeMessage(e, [token], "lookup")}`, codeOf(e, "operation_failed"));
   }
 }
 
 /** Throw a clear error naming the argument when a required id is missing or not a string. */
 export function requireId(fn: string, field: string, value: unknown, shape: string): string {
   if (typeof value !== "string" || value.trim() === "") {
-    throw new Error(`${fn}: ${field} is required (a ${shape} id)`);
+    throw new InvalidArgumentError(`${fn}: ${field} is required (a ${shape} id)`);
   }
   return value;
 }

@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { CLUSTER_STATUSES, type ClusterStatus } from "../shared/wire-types";
 import { toClusterInfo, type ClusterInfo } from "../shared/cluster-info";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Arguments of {@link getClusters}. */
 export interface GetClustersArgs {
@@ -30,7 +31,7 @@ export interface GetClustersResult {
 export async function getClusters(args: GetClustersArgs = {}): Promise<GetClustersResult> {
   const status = args.status;
   if (status !== undefined && !(CLUSTER_STATUSES as readonly string[]).includes(status)) {
-    throw new Error(`getClusters: status must be one of ${CLUSTER_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
+    throw new InvalidArgumentError(`getClusters: status must be one of ${CLUSTER_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
   }
   return callApi("getClusters", args.connection, async (client) => ({
     clusters: (await client.listAllClusters(status ? { status } : {})).map(toClusterInfo),

@@ -5,6 +5,7 @@
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
+import { OperationError } from "../shared/operation-error";
 
 /** The package this module loads. */
 export const KUBERNETES_PACKAGE = "@pulumi/kubernetes";
@@ -30,9 +31,10 @@ export function loadKubernetes(requireFn: NodeJS.Require = require, cwd: string 
   if (fromProgram) return fromProgram;
   const own = tryRequire(requireFn);
   if (own) return own;
-  throw new Error(
+  throw new OperationError(
     `cms.kubernetesProvider needs the ${KUBERNETES_PACKAGE} package, an optional peer dependency of ` +
       `pulumi-cms: install it in your project (npm install ${KUBERNETES_PACKAGE}).`,
+    "missing_dependency",
   );
 }
 

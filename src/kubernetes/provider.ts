@@ -9,6 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Cluster } from "../resources/cluster";
 import { loadKubernetes } from "./load";
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Settings of the Kubernetes provider made by {@link kubernetesProvider}. */
 export interface KubernetesProviderOptions {
@@ -92,7 +93,7 @@ export function kubernetesProvider(
  */
 export function requireKubeconfig(text: unknown, id: string): string {
   if (typeof text === "string" && text.trim() !== "") return text;
-  throw new Error(
+  throw new InvalidArgumentError(
     `kubernetesProvider: cluster ${id} has no kubeconfig, so no provider is made for it ` +
       "(@pulumi/kubernetes would fall back to the ambient ~/.kube/config). Check that the cluster exists and is running.",
   );
@@ -109,7 +110,7 @@ export function kubernetesProviderArgs(
 ): Record<string, unknown> {
   const extra = { ...options.extraArgs };
   if ("kubeconfig" in extra) {
-    throw new Error("kubernetesProvider: extraArgs.kubeconfig is not allowed; the kubeconfig is always the cluster's");
+    throw new InvalidArgumentError("kubernetesProvider: extraArgs.kubeconfig is not allowed; the kubeconfig is always the cluster's");
   }
   const args: Record<string, unknown> = {
     ...extra,

@@ -18,6 +18,8 @@
  * is on its way out), nor one with the name of the cluster the state already holds for this
  * resource (`pulumi up --replace` keeps the name and must make a new cluster).
  */
+import { codeOf } from "../shared/cms-error";
+import { OperationError } from "./errors";
 import type { CmsClient } from "../client";
 import type { ApiCluster } from "../shared/wire-types";
 import { isNotFound, UnprovenOwnershipError } from "../client/errors";
@@ -82,7 +84,7 @@ export async function findLeftover(
     // started, so a shared one cannot miss it.
     all = await listEveryCluster(client);
   } catch (e) {
-    throw new Error(
+    throw new OperationError(
       `creating cluster "${inputs.name}" failed: listing clusters (to find one left by an interrupted run) failed: ${safeMessage(e, secrets)}`,
     );
   }
@@ -105,13 +107,13 @@ export async function adoptImported(client: CmsClient, inputs: ClusterInputs, se
   try {
     cluster = await client.getCluster(id);
   } catch (e) {
-    if (isNotFound(e)) throw new Error(`cannot import cluster ${id}: it does not exist`);
-    throw new Error(`cannot import cluster ${id}: ${safeMessage(e, secrets)}`);
+    if (isNotFound(e)) throw new OperationError(`cannot import cluster ${id}: it does not exist`);
+    throw new OperationError(`cannot import cluster ${id}: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
-  if (cluster.status === "deleting") throw new Error(`cannot import cluster ${id}: it is being deleted`);
+  if (cluster.status === "deleting") throw new OperationError(`cannot import cluster ${id}: it is being deleted`);
   const mismatches = importMismatches(cluster, inputs);
   if (mismatches.length > 0) {
-    throw new Error(
+    throw new OperationError(
       `cannot import cluster ${id}: the program's inputs do not match it (${mismatches.join("; ")}). ` +
         "Change the program to describe the cluster as it is, import it, then change it.",
     );

@@ -2,6 +2,7 @@
  * `check`: validate every input against the API's rules before any call is made, and fill in
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
+import { ID_RULES, isClusterId } from "../shared/contract";
 import { NODE_SIZES, PHASES } from "../shared/wire-types";
 import { omitUndefinedDeep } from "../shared/omit-undefined";
 import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn, SEED_PATTERN } from "./naming";
@@ -134,8 +135,8 @@ export function checkCluster(
 
   // import option, carried as the hidden __import input.
   if (news.__import !== undefined && news.__import !== null && !isUnknown(news.__import)) {
-    if (typeof news.__import !== "string" || news.__import.trim() === "") {
-      fail("import", "the import option must be the id of an existing cluster (cls_...)");
+    if (!isClusterId(news.__import)) {
+      fail("import", `the import option must be the id of an existing cluster (${ID_RULES.cluster}), got ${show(news.__import)}`);
     }
   }
 

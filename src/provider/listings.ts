@@ -9,7 +9,7 @@
  * through the connection, from the moment it is sent until it is answered, drops what is in flight:
  * a listing asked for after that is a new request, which can show the write.
  */
-import type { CmsClient } from "../client";
+import type { CallOptions, CmsClient } from "../client";
 import type { ClusterLister } from "../client/pagination";
 import { processSlot } from "../shared/process-slot";
 import type { ApiCluster, ApiClusterList, ClusterStatus } from "../shared/wire-types";
@@ -18,7 +18,7 @@ import type { ApiCluster, ApiClusterList, ClusterStatus } from "../shared/wire-t
 export interface ListingClient {
   /** Same value for clients of the same endpoint and token (the token is not in it). */
   readonly identity?: string;
-  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }): Promise<ApiClusterList>;
+  listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }, within?: CallOptions): Promise<ApiClusterList>;
 }
 
 /** Listing requests in flight by connection, then by request. */
@@ -46,12 +46,15 @@ function joinOrSend<T>(client: { identity?: unknown }, key: string, send: () => 
   return request;
 }
 
-/** The client's `GET /v1/clusters` pages, shared while in flight (see the module comment). */
-export function sharedLister(client: ListingClient): ClusterLister {
+/**
+ * The client's `GET /v1/clusters` pages, shared while in flight (see the module comment); a page
+ * this sends waits no longer than `within` allows (one it joins is bound by its sender's).
+ */
+export function sharedLister(client: ListingClient, within?: CallOptions): ClusterLister {
   return {
     listClusters: (query) =>
       joinOrSend(client, `page ${query.page ?? 1}, per_page ${query.perPage ?? ""}, status ${query.status ?? ""}`, () =>
-        client.listClusters(query),
+        client.listClusters(query, within),
       ),
   };
 }

@@ -47,6 +47,7 @@ import { isNotFound, NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
 import { processSlot } from "../shared/process-slot";
+import type { CallOptions } from "../client/client";
 import { sharedLister } from "./listings";
 import { processClock } from "./settings";
 
@@ -107,8 +108,14 @@ export function stopExpecting(urn: unknown): void {
 export interface SharedPollClient {
   /** Same value for clients of the same endpoint and token (the token is not in it). */
   readonly identity: string;
-  getCluster(id: string): Promise<ApiCluster>;
-  listClusters(query: { page?: number; perPage?: number }): Promise<ApiClusterList>;
+  getCluster(id: string, within?: CallOptions): Promise<ApiCluster>;
+  listClusters(query: { page?: number; perPage?: number }, within?: CallOptions): Promise<ApiClusterList>;
+}
+
+/** A wait's deadline on the poller's clock, and how messages name it (`create timeout`). */
+export interface WaitDeadline {
+  at: number;
+  name: string;
 }
 
 /** One observed status. */
@@ -125,6 +132,8 @@ interface Waiting {
   first: boolean;
   /** For a wait until the cluster is gone (after its DELETE). */
   gone: boolean;
+  /** No request made for it may wait past this. */
+  deadline?: WaitDeadline;
   resolve(o: Observation): void;
   reject(e: unknown): void;
 }
@@ -167,10 +176,11 @@ export class SharedPoller {
    * clusters comes first. A `first` poll comes earlier still, with the wave (see the module
    * comment). Rejects as `getCluster` would (a `NotFoundError` when it is gone).
    */
-  observe(id: string, delayMs: number, kind: { first?: boolean; gone?: boolean } = {}): Promise<Observation> {
+  observe(id: string, delayMs: number, kind: { first?: boolean; gone?: boolean; deadline?: WaitDeadline } = {}): Promise<Observation> {
     const first = kind.first === true;
     return new Promise<Observation>((resolve, reject) => {
-      this.waiting.push({ id, dueAt: this.now() + Math.max(0, delayMs), first, gone: kind.gone === true, resolve, reject });
+      const dueAt = this.now() + Math.max(0, delayMs);
+      this.waiting.push({ id, dueAt, first, gone: kind.gone === true, deadline: kind.deadline, resolve, reject });
       if (first) this.touch();
       else this.arm();
     });
@@ -277,6 +287,13 @@ export class SharedPoller {
 
   private async serve(batch: Waiting[]): Promise<void> {
     const ids = [...new Set(batch.map((w) => w.id))];
+    // The round's requests end by the earliest deadline of its waits: one of them may be held no
+    // longer, and the others, told so by a DeadlineError, poll again in a round of their own.
+    const earliest = batch.reduce<WaitDeadline | undefined>(
+      (a, w) => (w.deadline && (!a || w.deadline.at < a.at) ? w.deadline : a),
+      undefined,
+    );
+    const within = () => (earliest ? { deadlineInMs: earliest.at - this.now(), deadlineName: earliest.name } : undefined);
     const answer = (id: string, outcome: { ok: Observation } | { error: unknown }): void => {
       for (const w of batch) {
         if (w.id !== id) continue;
@@ -286,7 +303,7 @@ export class SharedPoller {
     };
     const single = async (id: string): Promise<void> => {
       try {
-        answer(id, { ok: { cluster: await this.client.getCluster(id), shared: false } });
+        answer(id, { ok: { cluster: await this.client.getCluster(id, within()), shared: false } });
       } catch (error) {
         answer(id, { error });
       }
@@ -294,7 +311,7 @@ export class SharedPoller {
     // A direct first poll after a DELETE also tells how this service deletes (see `direct`).
     const learn = async (id: string): Promise<void> => {
       try {
-        const cluster = await this.client.getCluster(id);
+        const cluster = await this.client.getCluster(id, within());
         this.sawDeletes(false);
         answer(id, { ok: { cluster, shared: false } });
       } catch (error) {
@@ -321,7 +338,7 @@ export class SharedPoller {
     }
     let listing: { items: Map<string, ApiCluster>; complete: boolean };
     try {
-      listing = await this.listAll();
+      listing = await this.listAll(within());
     } catch (error) {
       for (const id of listable) answer(id, { error });
       await Promise.all(direct.map(learn));
@@ -346,10 +363,10 @@ export class SharedPoller {
   }
 
   /** Every cluster of the account, page by page; `complete` when one page held them all. */
-  private async listAll(): Promise<{ items: Map<string, ApiCluster>; complete: boolean }> {
+  private async listAll(within: CallOptions | undefined): Promise<{ items: Map<string, ApiCluster>; complete: boolean }> {
     const items = new Map<string, ApiCluster>();
     let pages = 0;
-    for await (const list of clusterPages(sharedLister(this.client))) {
+    for await (const list of clusterPages(sharedLister(this.client, within))) {
       pages += 1;
       for (const c of list.items) items.set(c.id, c);
     }

@@ -4,6 +4,7 @@
  * `__timeouts` input; this module turns that into milliseconds with the documented defaults.
  */
 import { parseDuration } from "../shared/durations";
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Timeout strings as the user wrote them in `customTimeouts` (Go durations). */
 export interface TimeoutStrings {
@@ -82,7 +83,7 @@ export function validateTimeouts(value: unknown): TimeoutProblem[] {
  */
 export function resolveTimeouts(value: TimeoutStrings | undefined | null): Timeouts {
   const problems = validateTimeouts(value);
-  if (problems.length > 0) throw new Error(problems.map((p) => p.reason).join("; "));
+  if (problems.length > 0) throw new InvalidArgumentError(problems.map((p) => p.reason).join("; "));
   const pick = (text: string | undefined, fallback: number): number =>
     text === undefined || text === null || text === "" ? fallback : parseDuration(text);
   return {

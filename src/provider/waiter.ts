@@ -12,10 +12,12 @@
  * poll is the schedule's second (3 s), so the wait costs no more calls than without it (see
  * `schedule.ts` for the one change it notices later).
  */
+import type { CallOptions } from "../client/client";
 import type { Clock } from "../shared/clock";
+import { CmsError } from "../shared/cms-error";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "../shared/durations";
-import { isNotFound, isTransient } from "../client/errors";
+import { DeadlineError, isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";
 import { progressLine } from "./progress-line";
 import { processClock } from "./settings";
@@ -66,11 +68,16 @@ export function nodeListDue(lastListedAt: number | undefined, now: number, start
   return now - lastListedAt >= gap;
 }
 
+/** How messages name a wait's limit when the operation's is not given. */
+const WAIT_TIMEOUT = "wait's timeout";
+
 /** Why a wait ended without reaching its target. */
 export type WaitFailure = "failed" | "timeout" | "gone";
 
 /** A wait that did not reach its target; `cluster` is the last state seen. */
-export class WaitError extends Error {
+export class WaitError extends CmsError {
+  /** `wait_failed`, `wait_timeout` or `wait_gone`, after {@link WaitError.reason}. */
+  readonly code: `wait_${WaitFailure}`;
   /** failed (status error / being deleted), timeout, or gone (404 while waiting for running). */
   readonly reason: WaitFailure;
   /** Last state seen, if any. */
@@ -79,16 +86,17 @@ export class WaitError extends Error {
     super(message);
     this.name = "WaitError";
     this.reason = reason;
+    this.code = `wait_${reason}`;
     this.cluster = cluster;
   }
 }
 
 /** The two client calls the waiter makes. */
 export interface WaiterClient {
-  /** GET /v1/clusters/{id}. */
-  getCluster(id: string): Promise<ApiCluster>;
-  /** GET /v1/clusters/{id}/nodes. */
-  listNodes(clusterId: string): Promise<ApiNodeList>;
+  /** GET /v1/clusters/{id}, none of whose waits passes `within`. */
+  getCluster(id: string, within?: CallOptions): Promise<ApiCluster>;
+  /** GET /v1/clusters/{id}/nodes, likewise. */
+  listNodes(clusterId: string, within?: CallOptions): Promise<ApiNodeList>;
 }
 
 /** Options of {@link waitForCluster}. */
@@ -99,8 +107,10 @@ export interface WaitOptions {
   id: string;
   /** Wait for `running`, or for the cluster to be gone (404). */
   target: WaitTarget;
-  /** Give up this long after `startedAt`. */
+  /** Give up this long after `startedAt`: no poll waits past it either. */
   timeoutMs: number;
+  /** How messages name that limit (`create timeout`); default `wait's timeout`. */
+  deadlineName?: string;
   /** Start of the operation (e.g. when the POST was sent); defaults to now. */
   startedAt?: number;
   /**
@@ -157,6 +167,8 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
   const schedule = options.schedule ?? DEFAULT_POLL_SCHEDULE;
   const start = options.startedAt ?? clock.now();
   const deadline = start + options.timeoutMs;
+  // Every poll is bounded by the wait's deadline too, whatever the service's headers ask for.
+  const within = (): CallOptions => ({ deadlineInMs: deadline - clock.now(), deadlineName: options.deadlineName ?? WAIT_TIMEOUT });
   let last: ApiCluster | undefined;
   let lastProblem: string | undefined;
   let polls = 0;
@@ -183,11 +195,15 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
     let fromSharedRound = false;
     try {
       if (shared) {
-        const seen = await shared.observe(options.id, delay, { first: thisEarly, gone: options.target === "gone" });
+        const seen = await shared.observe(options.id, delay, {
+          first: thisEarly,
+          gone: options.target === "gone",
+          deadline: { at: deadline, name: options.deadlineName ?? WAIT_TIMEOUT },
+        });
         cluster = seen.cluster;
         fromSharedRound = seen.shared;
       } else {
-        cluster = await options.client.getCluster(options.id);
+        cluster = await options.client.getCluster(options.id, within());
       }
       lastProblem = undefined;
     } catch (e) {
@@ -199,8 +215,9 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
           last,
         );
       }
-      // A blip the client's own retries did not outlast: keep polling until the deadline.
-      if (!isTransient(e)) throw e;
+      // A blip the client's own retries did not outlast, or a wait the deadline (this wait's, or
+      // an earlier one of a poll shared with other waits) did not allow: keep polling until the deadline.
+      if (!isTransient(e) && !(e instanceof DeadlineError)) throw e;
       lastProblem = safeMessage(e, options.secrets);
     }
 
@@ -226,7 +243,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
       if (cluster && options.countNodes !== false && !fromSharedRound && nodeListDue(nodesListedAt, listNow, start)) {
         nodesListedAt = listNow;
         try {
-          nodes = await options.client.listNodes(options.id);
+          nodes = await options.client.listNodes(options.id, within());
         } catch {
           // Progress is a courtesy: a failed node list must not fail the operation.
         }

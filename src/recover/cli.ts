@@ -29,6 +29,7 @@ import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { describeCandidates } from "../shared/ownership";
 import { CLUSTER_TYPE, planRecovery, type PendingCreate } from "./plan";
+import { OperationError } from "../shared/operation-error";
 
 const USAGE = `Usage: cms-recover [--stack NAME] [--adopt ID]... [--dry-run]
 
@@ -58,7 +59,7 @@ interface StackExport {
 function pulumi(args: string[], stack: string | undefined): { code: number; stdout: string; stderr: string } {
   const full = [...args, ...(stack ? ["--stack", stack] : []), "--non-interactive"];
   const r = spawnSync(process.env.PULUMI_COMMAND || "pulumi", full, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  if (r.error) throw new Error(`cannot run pulumi: ${r.error.message}`);
+  if (r.error) throw new OperationError(`cannot run pulumi: ${r.error.message}`);
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -93,7 +94,7 @@ function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stac
   try {
     writeFileSync(file, JSON.stringify(raw), { mode: 0o600 });
     const r = pulumi(["stack", "import", "--file", file], stack);
-    if (r.code !== 0) throw new Error(`pulumi stack import failed:\n${r.stdout}${r.stderr}`);
+    if (r.code !== 0) throw new OperationError(`pulumi stack import failed:\n${r.stdout}${r.stderr}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -104,7 +105,7 @@ function setting(env: string, key: string, stack: string | undefined): string {
   if (fromEnv) return fromEnv;
   const r = pulumi(["config", "get", key], stack);
   const value = r.code === 0 ? r.stdout.trim() : "";
-  if (!value) throw new Error(`no ${key}: set ${env} or \`pulumi config set ${key} ...\``);
+  if (!value) throw new OperationError(`no ${key}: set ${env} or \`pulumi config set ${key} ...\``);
   return value;
 }
 
@@ -123,7 +124,7 @@ async function main(): Promise<number> {
   }
   const stack = values.stack;
   const exported = pulumi(["stack", "export"], stack);
-  if (exported.code !== 0) throw new Error(`pulumi stack export failed: ${exported.stderr.trim()}`);
+  if (exported.code !== 0) throw new OperationError(`pulumi stack export failed: ${exported.stderr.trim()}`);
   const raw = JSON.parse(exported.stdout) as StackExport;
   const deployment = raw.deployment ?? {};
   const allPending = (deployment.pending_operations ?? []).filter((op) => op.type === "creating");

@@ -3,6 +3,7 @@
  * `customTimeouts` resource option uses (the engine parses it with Go's `time.ParseDuration`),
  * so a value the CLI accepts means the same thing here.
  */
+import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Milliseconds per unit, keyed by every unit spelling Go accepts. */
 const UNIT_MS: Readonly<Record<string, number>> = {
@@ -29,22 +30,22 @@ const TERM = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
  */
 export function parseDuration(text: string): number {
   if (typeof text !== "string") {
-    throw new Error(`expected a duration string such as "30m" or "1h30m", got ${typeof text}`);
+    throw new InvalidArgumentError(`expected a duration string such as "30m" or "1h30m", got ${typeof text}`);
   }
   let rest = text.trim();
-  if (rest === "") throw new Error('empty duration: use a value such as "30m" or "1h30m"');
+  if (rest === "") throw new InvalidArgumentError('empty duration: use a value such as "30m" or "1h30m"');
   let sign = 1;
   if (rest[0] === "+" || rest[0] === "-") {
     sign = rest[0] === "-" ? -1 : 1;
     rest = rest.slice(1);
   }
   if (rest === "0") return 0;
-  if (rest === "") throw new Error(`invalid duration "${text}": a number and a unit are required`);
+  if (rest === "") throw new InvalidArgumentError(`invalid duration "${text}": a number and a unit are required`);
   let total = 0;
   while (rest.length > 0) {
     const m = TERM.exec(rest);
     if (!m) {
-      throw new Error(
+      throw new InvalidArgumentError(
         `invalid duration "${text}": each part must be a number followed by a unit ` +
           `(h, m, s, ms, us, ns), for example "30m", "1h30m" or "90s"`,
       );

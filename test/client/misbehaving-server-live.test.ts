@@ -15,6 +15,7 @@ import {
   type ClientOptions,
 } from "../../src/client";
 import { ManualClock } from "../../src/shared/clock";
+import { API_CLUSTER } from "../support/fixtures";
 import { rejection, scriptedServer, sendJson, type ScriptedServer } from "../support/client";
 
 let server: ScriptedServer | undefined;
@@ -24,7 +25,8 @@ afterEach(async () => {
 });
 
 const TOKEN = "tok_misbehaving_1";
-const cluster = (i: number) => ({ id: `cls_${i.toString(16).padStart(16, "0")}`, name: `c${i}`, status: "running" });
+const cluster = (i: number) => ({ ...API_CLUSTER, id: `cls_${i.toString(16).padStart(16, "0")}`, name: `c${i}` });
+const ONE = cluster(1).id;
 
 /** A client of `url` whose every wait (its own and its limiter's) runs on one virtual clock. */
 function virtualClient(url: string, over: Partial<ClientOptions> = {}) {
@@ -64,16 +66,17 @@ describe("waits the service asks for are bounded by the call's deadline", () => 
 
   it("one 429 with an absurd Retry-After does not hold the other callers of the shared limiter", async () => {
     server = await scriptedServer((req, res) => {
-      if (req.url?.endsWith("/bad")) sendJson(res, 429, { error: "rate_limited", message: "slow down" }, { "retry-after": "1000000000" });
+      if (req.url?.endsWith("/cls_bad"))
+        sendJson(res, 429, { error: "rate_limited", message: "slow down" }, { "retry-after": "1000000000" });
       else sendJson(res, 200, cluster(1));
     });
     const clock = new ManualClock(Date.now());
     const limiter = new RateLimiter({ clock });
     const one = createClient({ endpoint: server.url, token: TOKEN, clock, limiter, deadlineMs: 30 * 60_000 });
     const other = createClient({ endpoint: server.url, token: TOKEN, clock, limiter, deadlineMs: 30 * 60_000 });
-    const refused = await rejection(one.getCluster("bad"));
+    const refused = await rejection(one.getCluster("cls_bad"));
     const start = clock.now();
-    expect((await other.getCluster("good")).id).toBe(cluster(1).id);
+    expect((await other.getCluster(ONE)).id).toBe(cluster(1).id);
     expect(clock.now() - start).toBe(0);
     expect(refused).toBeInstanceOf(DeadlineError);
   });
@@ -83,9 +86,9 @@ describe("waits the service asks for are bounded by the call's deadline", () => 
       sendJson(res, 200, cluster(1), { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "9999999999" }),
     );
     const { client, clock, elapsed } = virtualClient(server.url);
-    await client.getCluster("first");
+    await client.getCluster(ONE);
     const start = clock.now();
-    await client.getCluster("second");
+    await client.getCluster(ONE);
     expect(elapsed(start)).toBe(0);
     expect(server.requests).toHaveLength(2);
   });
@@ -95,11 +98,11 @@ describe("waits the service asks for are bounded by the call's deadline", () => 
       sendJson(res, 200, cluster(1), { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "50" }),
     );
     const { client, clock, elapsed } = virtualClient(server.url, { deadlineMs: 10_000, deadlineName: "update timeout" });
-    await client.getCluster("first");
+    await client.getCluster(ONE);
     const start = clock.now();
-    const e = await rejection(client.getCluster("second"));
+    const e = await rejection(client.getCluster(ONE));
     expect(e.message).toMatch(
-      /^CMS API GET \/v1\/clusters\/second: the rate limiter's hold of 51s \(the window is spent, X-RateLimit-Remaining: 0, X-RateLimit-Reset: 50\) exceeds the remaining 10s of the update timeout, so it was not sent\.$/,
+      /^CMS API GET \/v1\/clusters\/cls_0000000000000001: the rate limiter's hold of 51s \(the window is spent, X-RateLimit-Remaining: 0, X-RateLimit-Reset: 50\) exceeds the remaining 10s of the update timeout, so it was not sent\.$/,
     );
     expect(server.requests).toHaveLength(1);
     expect(elapsed(start)).toBe(0);
@@ -111,9 +114,9 @@ describe("waits the service asks for are bounded by the call's deadline", () => 
       sendJson(res, 200, cluster(1), { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "3000" }),
     );
     const { client, clock, elapsed } = virtualClient(server.url);
-    await client.getCluster("first");
+    await client.getCluster(ONE);
     const start = clock.now();
-    await client.getCluster("second");
+    await client.getCluster(ONE);
     expect(elapsed(start)).toBe(90_000);
     expect(server.requests).toHaveLength(2);
   });

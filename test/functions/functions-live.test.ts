@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import { resetProcess } from "../support/process";
+import { CmsError } from "../../src/shared/cms-error";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import {
   getCluster,
@@ -135,6 +136,9 @@ describe("functions", () => {
   it("names the function and hides the token in API errors", async () => {
     const gone = await getCluster({ id: "cls_00000000000000ff", connection }).catch((e) => e as Error);
     expect(gone.message).toMatch(/^getCluster: .*(not found|No cluster)/i);
+    // The README's way to tell it apart: a CmsError of the service's code.
+    expect(gone).toBeInstanceOf(CmsError);
+    expect((gone as CmsError).code).toBe("not_found");
     // A lookup is not in the stack: `pulumi refresh` would change nothing.
     expect(gone.message).not.toContain("pulumi refresh");
     const token = "tok-function-secret-zzz";

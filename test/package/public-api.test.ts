@@ -14,9 +14,10 @@ import { REPO_ROOT } from "../lifecycle/harness.mjs";
 
 const execFile = promisify(execFileCb);
 
-/** The runtime names of `pulumi-cms`. */
+/** The runtime names of `pulumi-cms`: `CmsError`, the base of every error it throws, among them. */
 const TOP_LEVEL = [
   "Cluster",
+  "CmsError",
   "client",
   "connectionFromStackConfig",
   "getCluster",
@@ -37,9 +38,12 @@ const TOP_LEVEL = [
 const CLIENT = [
   "ApiError",
   "CmsClient",
+  "CmsError",
   "ConflictError",
+  "ContractError",
   "DeadlineError",
   "ForbiddenError",
+  "InvalidIdError",
   "NetworkError",
   "NotFoundError",
   "RateLimitedError",

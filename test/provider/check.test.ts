@@ -185,6 +185,19 @@ describe("check", () => {
     const ok = await clusterProvider.check({}, { ...valid, __import: "cls_0123456789abcdef" });
     expect(ok.failures).toEqual([]);
   });
+
+  it("refuses an import id that is not of the cluster id's shape, before any API call", async () => {
+    const previous = useSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
+    onTestFinished(() => void useSettings(previous));
+    const r = await clusterProvider.check({}, { ...valid, __import: "../../admin" });
+    expect(r.failures).toEqual([
+      {
+        property: "import",
+        reason:
+          'the import option must be the id of an existing cluster (cls_ followed by 1 to 128 letters, digits, _ or -), got "../../admin"',
+      },
+    ]);
+  });
 });
 
 describe("endpointProblem", () => {

@@ -17,7 +17,7 @@ import {
   type ClusterRecord,
   type KubeconfigCredential,
 } from "./lifecycle";
-import { MAX_WORKERS } from "./schemas";
+import { MAX_WORKERS } from "../../../src/shared/contract";
 import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "./state";
 import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
 

@@ -1,13 +1,11 @@
 /**
- * JSON schemas of the `/v1` routes (request validation by fastify/ajv, fast response
- * serialization) and the translation of an ajv error into a message that names the field
- * and the rule.
+ * The JSON schemas of the `/v1` routes (request validation by fastify/ajv, fast response
+ * serialization) are the wire contract's (`src/shared/contract.ts`, which the client reads answers
+ * with too); here, the translation of an ajv error into a message that names the field and the rule.
  */
-import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, NODE_STATUSES, PHASES } from "../../../src/shared/wire-types";
+import { MAX_WORKERS } from "../../../src/shared/contract";
+import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, PHASES } from "../../../src/shared/wire-types";
 import { ServiceError, clip } from "./errors";
-
-/** Upper bound on workers: keeps a single request from allocating unbounded nodes. */
-export const MAX_WORKERS = 100;
 
 /** The rule of each field, as said in validation messages. */
 export const FIELD_RULES: Record<string, string> = {
@@ -36,105 +34,6 @@ const IMMUTABLE = [
   "created_at",
   "updated_at",
 ];
-
-const nameSchema = { type: "string", minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9-]+$" };
-const workersSchema = { type: "integer", minimum: 1, maximum: MAX_WORKERS };
-const nodeSizeSchema = { type: "string", enum: NODE_SIZES };
-
-export const createBody = {
-  type: "object",
-  required: ["name", "control_planes", "workers", "node_size"],
-  additionalProperties: false,
-  properties: {
-    name: nameSchema,
-    control_planes: { type: "integer", enum: [1, 3] },
-    workers: workersSchema,
-    node_size: nodeSizeSchema,
-    phase: { type: "string", enum: PHASES },
-    infra_id: { type: "string", minLength: 1, maxLength: 128 },
-  },
-};
-
-export const updateBody = {
-  type: "object",
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { workers: workersSchema, node_size: nodeSizeSchema },
-};
-
-export const listQuery = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    // Query values are strings; patterns keep the check strict (no "1.5", "01e2", "-1").
-    page: { type: "string", pattern: "^[1-9][0-9]{0,8}$" },
-    per_page: { type: "string", pattern: "^([1-9]|[1-9][0-9]|100)$" },
-    status: { type: "string", enum: CLUSTER_STATUSES },
-  },
-};
-
-/** Routes other than the list take no query parameters. */
-export const noQuery = { type: "object", additionalProperties: false, properties: {} };
-
-const clusterProps = {
-  id: { type: "string" },
-  name: { type: "string" },
-  status: { type: "string" },
-  phase: { type: "string" },
-  control_planes: { type: "integer" },
-  workers: { type: "integer" },
-  node_size: { type: "string" },
-  created_at: { type: "string" },
-};
-
-export const clusterSummarySchema = {
-  type: "object",
-  required: Object.keys(clusterProps),
-  properties: clusterProps,
-};
-
-export const clusterSchema = {
-  type: "object",
-  properties: {
-    ...clusterProps,
-    node_count: { type: "integer" },
-    endpoint: { type: "string" },
-    kubernetes_version: { type: "string" },
-    updated_at: { type: "string" },
-    infra_id: { type: ["string", "null"] },
-  },
-};
-
-export const clusterListSchema = {
-  type: "object",
-  properties: {
-    items: { type: "array", items: clusterSchema },
-    total: { type: "integer" },
-    page: { type: "integer" },
-    per_page: { type: "integer" },
-  },
-};
-
-export const nodeSchema = {
-  type: "object",
-  properties: {
-    id: { type: "string" },
-    cluster_id: { type: "string" },
-    name: { type: "string" },
-    role: { type: "string" },
-    status: { type: "string", enum: NODE_STATUSES },
-    node_size: { type: "string" },
-    ip_address: { type: "string" },
-    kubernetes_version: { type: "string" },
-    talos_version: { type: "string" },
-    created_at: { type: "string" },
-  },
-};
-
-export const nodeListSchema = {
-  type: "object",
-  properties: { items: { type: "array", items: nodeSchema }, total: { type: "integer" } },
-};
 
 /** The subset of an ajv error we read. */
 interface AjvError {

@@ -34,13 +34,13 @@ import {
   clusterSchema,
   clusterSummarySchema,
   createBody,
-  formatValidationError,
   listQuery,
   noQuery,
   nodeListSchema,
   nodeSchema,
   updateBody,
-} from "./schemas";
+} from "../../../src/shared/contract";
+import { formatValidationError } from "./schemas";
 import type { EmulatorState } from "./state";
 
 /** Largest accepted request body: 1 MiB. */

@@ -1,3 +1,5 @@
+import { CmsError } from "../../shared/cms-error";
+
 /** Everything an {@link ApiError} is built from. */
 export interface ApiErrorInit {
   /** HTTP status of the response. */
@@ -23,7 +25,7 @@ export interface ApiErrorInit {
  * HTTP library errors hold the `Authorization` header, and anything that reaches a Pulumi log
  * must never contain the token.
  */
-export class ApiError extends Error {
+export class ApiError extends CmsError {
   /** HTTP status of the response. */
   readonly status: number;
   /** Machine-readable error code (`unauthorized`, `not_found`, ...). */

@@ -1,4 +1,5 @@
 import { formatDuration } from "../../shared/durations";
+import { CmsError } from "../../shared/cms-error";
 
 /** Everything a {@link DeadlineError} is built from. */
 export interface DeadlineErrorInit {
@@ -23,7 +24,9 @@ export interface DeadlineErrorInit {
  * the wait a header asked for (`Retry-After`, the rate-limit window), a back-off, the rate
  * limiter's hold. Not transient: waiting is exactly what the deadline does not allow.
  */
-export class DeadlineError extends Error {
+export class DeadlineError extends CmsError {
+  /** Always `deadline_exceeded`. */
+  readonly code = "deadline_exceeded";
   /** HTTP method of the request. */
   readonly method: string;
   /** Path of the request, including `/v1`. */

@@ -1,3 +1,4 @@
+export { CmsError } from "../../shared/cms-error";
 export { ApiError, type ApiErrorInit } from "./api-error";
 export { UnauthorizedError } from "./unauthorized-error";
 export { ForbiddenError } from "./forbidden-error";
@@ -8,5 +9,7 @@ export { RateLimitedError } from "./rate-limited-error";
 export { ServerError } from "./server-error";
 export { NetworkError, type NetworkErrorInit } from "./network-error";
 export { UnprovenOwnershipError } from "./unproven-ownership-error";
+export { ContractError } from "./contract-error";
+export { InvalidIdError } from "./invalid-id-error";
 export { DeadlineError, type DeadlineErrorInit } from "./deadline-error";
 export { isNotFound, isConflict, isApiError, isTransient, statusOf } from "./predicates";

@@ -1,3 +1,5 @@
+import { CmsError } from "../../shared/cms-error";
+
 /** Everything a {@link NetworkError} is built from. */
 export interface NetworkErrorInit {
   /** HTTP method of the failed request. */
@@ -18,7 +20,7 @@ export interface NetworkErrorInit {
  * Not an {@link ApiError} (there is no status). Like ApiError it carries only plain data, never
  * the HTTP library's error (which holds the request headers, token included).
  */
-export class NetworkError extends Error {
+export class NetworkError extends CmsError {
   /** HTTP method of the failed request. */
   readonly method: string;
   /** Path of the failed request, including `/v1`. */

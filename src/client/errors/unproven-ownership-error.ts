@@ -1,3 +1,4 @@
+import { CmsError } from "../../shared/cms-error";
 import { describeCandidates } from "../../shared/ownership";
 import type { ApiCluster } from "../../shared/wire-types";
 
@@ -6,8 +7,10 @@ import type { ApiCluster } from "../../shared/wire-types";
  * (see `shared/ownership.ts`), so none was taken and nothing was created in its place. The
  * message names the candidates; the caller says how to choose.
  */
-export class UnprovenOwnershipError extends Error {
+export class UnprovenOwnershipError extends CmsError {
   override readonly name = "UnprovenOwnershipError";
+  /** Always `unproven_ownership`. */
+  readonly code = "unproven_ownership";
 
   /**
    * @param clusterName the name the create asked for

@@ -4,6 +4,7 @@
  * stack although the operation failed. Without it a failed wait would forget a cluster that exists
  * and bills.
  */
+import { CmsError } from "../../shared/cms-error";
 
 /**
  * The cluster exists but did not reach a usable state (it ended in `error`, or the wait timed out
@@ -11,7 +12,9 @@
  * in @pulumi/pulumi's cmd/dynamic-provider) and the engine keeps the resource, with these
  * properties and the reasons as init errors, so the next `pulumi up` continues from it.
  */
-export class ClusterInitError extends Error {
+export class ClusterInitError extends CmsError {
+  /** Always `cluster_not_ready`. */
+  readonly code = "cluster_not_ready";
   /** Id of the cluster that exists. */
   readonly id: string;
   /** Outputs to record; must include `__provider` so later operations can load the provider. */

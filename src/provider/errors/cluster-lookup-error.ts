@@ -1,4 +1,4 @@
-import { OperationError } from "./operation-error";
+import { OperationError } from "../../shared/operation-error";
 
 /**
  * `Cluster.get` found no cluster it may record: the id does not exist, the token in use cannot see
@@ -10,7 +10,7 @@ export class ClusterLookupError extends OperationError {
   readonly id: string;
 
   constructor(message: string, id: string) {
-    super(message);
+    super(message, "cluster_lookup_failed");
     this.name = "ClusterLookupError";
     this.id = id;
   }

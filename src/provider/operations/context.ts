@@ -58,13 +58,15 @@ export class OperationContext {
   /**
    * The waits of one operation: every option but the target is the operation's. They poll through
    * a client without the operation's deadline, since the shared poller keeps the first client it
-   * is given for every later wait of the connection; the waiter stops at the deadline itself.
+   * is given for every later wait of the connection; each poll carries the deadline instead.
    */
   async waitsFor(op: {
     connection: Connection;
     timeoutMs: number;
     startedAt: number;
     secrets: string[];
+    /** How messages name the operation's time limit: `create timeout`. */
+    deadlineName: string;
     onProgress?: (line: string) => void;
   }) {
     const pollClient = await this.connector.open(op.connection, op.onProgress);
@@ -106,7 +108,7 @@ export class OperationContext {
     const { client, connection } = await this.connector.connect(props.connection, onProgress, { ms: timeoutMs, name: `${kind} timeout` });
     const secrets = [connection.token];
     const startedAt = this.clock().now();
-    const waits = await this.waitsFor({ connection, timeoutMs, startedAt, secrets, onProgress });
+    const waits = await this.waitsFor({ connection, timeoutMs, startedAt, secrets, onProgress, deadlineName: `${kind} timeout` });
     return { onProgress, client, secrets, waits };
   }
 

@@ -4,6 +4,8 @@
  * resource created (see `adoption.ts`). Once the cluster exists, every failure is a
  * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
  */
+import { codeOf } from "../../shared/cms-error";
+import { OperationError } from "../errors";
 import type * as pulumi from "@pulumi/pulumi";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
@@ -29,7 +31,7 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
     try {
       first = await findLeftover(client, inputs, ctx.stateMemory.previous(inputs.__urn)?.name, secrets);
     } catch (e) {
-      if (e instanceof UnprovenOwnershipError) throw new Error(safeMessage(e, secrets));
+      if (e instanceof UnprovenOwnershipError) throw new OperationError(safeMessage(e, secrets), codeOf(e, "operation_failed"));
       throw e;
     }
     if (first && inputs.__urn) {
@@ -46,7 +48,7 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
     } catch (e) {
       // Nothing was taken: the client returns a cluster after a lost reply only with proof that
       // it is this create's, and otherwise names the candidates in the error.
-      throw new Error(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`);
+      throw new OperationError(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
     }
     onProgress?.(`${first.status}: cluster ${first.id} accepted`);
   }
@@ -63,7 +65,7 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
   } catch (e) {
     if (e instanceof WaitError && e.reason === "gone") {
       // Deleted behind our back: there is nothing left to keep in the stack.
-      throw new Error(`${e.message}; nothing was kept in the stack`);
+      throw new OperationError(`${e.message}; nothing was kept in the stack`, e.code);
     }
     const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
     const why = safeMessage(e, secrets);

@@ -2,6 +2,7 @@
  * `delete`: DELETE (404 counts as done; 409 while busy waits and tries again), then wait until the
  * cluster is gone (404).
  */
+import { codeOf } from "../../shared/cms-error";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
@@ -23,7 +24,14 @@ export async function deleteCluster(ctx: OperationContext, id: string, raw: Reco
   const secrets = [connection.token];
   const startedAt = ctx.clock().now();
   const deadline = startedAt + timeouts.deleteMs;
-  const waits = await ctx.waitsFor({ connection, startedAt, timeoutMs: timeouts.deleteMs, secrets, onProgress });
+  const waits = await ctx.waitsFor({
+    connection,
+    startedAt,
+    timeoutMs: timeouts.deleteMs,
+    secrets,
+    onProgress,
+    deadlineName: "delete timeout",
+  });
 
   /** Gone while waiting for it to settle: nothing left to delete. */
   let goneMeanwhile = false;
@@ -51,13 +59,13 @@ export async function deleteCluster(ctx: OperationContext, id: string, raw: Reco
   } catch (e) {
     if (goneMeanwhile || isNotFound(e)) return;
     if (e instanceof OperationError) throw e;
-    throw new Error(existingFailure(`deleting cluster ${id} failed`, e, secrets));
+    throw new OperationError(existingFailure(`deleting cluster ${id} failed`, e, secrets), codeOf(e, "operation_failed"));
   }
   onProgress?.("deleting");
   try {
     await waits.gone(id);
   } catch (e) {
-    throw new Error(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`);
+    throw new OperationError(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
   await endProgress(props.__urn, `deleted: cluster ${id} is gone`);
 }

@@ -11,6 +11,8 @@
  * record a resource without a kubeconfig and anything built on it would fall back to some other
  * cluster.
  */
+import { codeOf } from "../../shared/cms-error";
+import { OperationError } from "../errors";
 import type * as pulumi from "@pulumi/pulumi";
 import { isNotFound, statusOf } from "../../client/errors";
 import { safeMessage } from "../../connection";
@@ -66,7 +68,7 @@ export async function read(ctx: OperationContext, id: string, raw?: Record<strin
     } else if (isNotFound(e)) {
       return {};
     }
-    throw new Error(existingFailure(`reading cluster ${id} failed`, e, secrets));
+    throw new OperationError(existingFailure(`reading cluster ${id} failed`, e, secrets), codeOf(e, "operation_failed"));
   }
   const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
   if (retried) await endProgress(props.__urn, `read: cluster ${id} is ${cluster.status}`);

@@ -4,6 +4,8 @@
  * after a partial failure: with nothing to change it waits for the cluster, or reports clearly
  * that it is in `error`.
  */
+import { codeOf } from "../../shared/cms-error";
+import { OperationError } from "../errors";
 import type * as pulumi from "@pulumi/pulumi";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
@@ -56,13 +58,13 @@ export async function update(
   } catch (e) {
     const why = safeMessage(e, secrets);
     if (isNotFound(e) || (e instanceof WaitError && e.reason === "gone")) {
-      throw new Error(
+      throw new OperationError(
         `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
       );
     }
     if (!last && !(e instanceof WaitError)) {
       // The PATCH itself was refused (validation, permission...): nothing changed.
-      throw new Error(`updating cluster ${id} failed: ${why}`);
+      throw new OperationError(`updating cluster ${id} failed: ${why}`, codeOf(e, "operation_failed"));
     }
     const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
     const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;

@@ -1,0 +1,124 @@
+/**
+ * Every answer the client reads is checked against the wire contract (`shared/contract.ts`)
+ * before anything uses it; a broken one becomes a {@link ContractError} naming the request, the
+ * field and what came, e.g. `CMS API POST /v1/clusters answered 201 with no "id"`. Ids are
+ * checked the same way before they go into a path.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import {
+  CLUSTER_ID_PATTERN,
+  ID_RULES,
+  clusterListSchema,
+  clusterSchema,
+  clusterSummarySchema,
+  isClusterId,
+  isNodeId,
+  nodeListSchema,
+  nodeSchema,
+} from "../shared/contract";
+import { ContractError, InvalidIdError } from "./errors";
+import { redact } from "./redact";
+
+const SHAPES = {
+  clusterSummary: { schema: clusterSummarySchema, what: "a cluster" },
+  cluster: { schema: clusterSchema, what: "a cluster" },
+  clusterList: { schema: clusterListSchema, what: "a cluster list" },
+  node: { schema: nodeSchema, what: "a node" },
+  nodeList: { schema: nodeListSchema, what: "a node list" },
+} as const;
+
+/** What an answer should be. */
+export type AnswerShape = keyof typeof SHAPES;
+
+/** Where an answer came from, for its error; `secrets` never appear in a message. */
+export interface AnswerSource {
+  method: string;
+  /** Path including `/v1`. */
+  path: string;
+  status: number;
+  secrets: readonly string[];
+}
+
+// Each shape is compiled the first time an answer of it is read: a command that reads only
+// clusters never compiles the node schemas.
+let ajv: Ajv | undefined;
+const validators = new Map<AnswerShape, ValidateFunction>();
+
+function validatorOf(shape: AnswerShape): ValidateFunction {
+  let validate = validators.get(shape);
+  if (!validate) {
+    // The schemas are checked against JSON Schema's meta-schema by test/shared/contract.test.ts
+    // and wherever the emulator compiles them: not again in every process that reads answers
+    // (compiling the meta-schema costs more than compiling ours).
+    ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, validateSchema: false, meta: false });
+    validate = ajv.compile(SHAPES[shape].schema);
+    validators.set(shape, validate);
+  }
+  return validate;
+}
+
+/** `value`, when it has the contract's shape; else a {@link ContractError} saying what is wrong. */
+export function checkAnswer<T>(shape: AnswerShape, value: unknown, from: AnswerSource): T {
+  const validate = validatorOf(shape);
+  if (validate(value)) return value as T;
+  const e = validate.errors?.[0];
+  if (!e) throw brokenAnswer(from, `a body that is not ${SHAPES[shape].what}`);
+  throw brokenAnswer(from, ...explain(e, value, SHAPES[shape].what, from.secrets));
+}
+
+/** The error for an answer that breaks the contract: `with` says how (`no "id"`). */
+export function brokenAnswer(from: AnswerSource, with_: string, field?: string): ContractError {
+  return new ContractError({
+    status: from.status,
+    method: from.method,
+    path: from.path,
+    field,
+    message: redact(`CMS API ${from.method} ${from.path} answered ${from.status} with ${with_}`, from.secrets),
+  });
+}
+
+/** A value quoted in a message: secrets out first, then at most 40 characters. */
+export function quote(value: unknown, secrets: readonly string[]): string {
+  const text = typeof value === "string" ? JSON.stringify(redact(value, secrets)) : redact(JSON.stringify(value) ?? "undefined", secrets);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** `/items/3/id` → `items[3].id`. */
+function fieldOf(instancePath: string, extra?: string): string {
+  const parts = instancePath.split("/").slice(1);
+  if (extra !== undefined) parts.push(extra);
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
+
+function explain(e: ErrorObject, data: unknown, what: string, secrets: readonly string[]): [string, string?] {
+  if (e.keyword === "required") {
+    const field = fieldOf(e.instancePath, String(e.params.missingProperty));
+    return [`no "${field}"`, field];
+  }
+  const value = e.instancePath
+    .split("/")
+    .slice(1)
+    .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], data);
+  if (e.instancePath === "") return [`a body that is not ${what} (got ${quote(value, secrets)})`];
+  const field = fieldOf(e.instancePath);
+  const got = `"${field}" ${quote(value, secrets)}`;
+  if (e.keyword === "pattern") {
+    const kind = e.params.pattern === CLUSTER_ID_PATTERN ? "cluster" : "node";
+    return [`${got}, which is not a ${kind} id (${ID_RULES[kind]})`, field];
+  }
+  if (e.keyword === "type") return [`${got} where the contract has ${article([e.params.type].flat().join(" or "))}`, field];
+  return [`${got}, which ${e.message ?? "breaks the contract"}`, field];
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * The id as a path segment, after checking its shape: an id of another shape is refused before
+ * anything is sent ({@link InvalidIdError}), so no id can steer a path elsewhere.
+ */
+export function idSegment(kind: "cluster" | "node", id: unknown, request: string, secrets: readonly string[]): string {
+  if (kind === "cluster" ? isClusterId(id) : isNodeId(id)) return encodeURIComponent(id as string);
+  throw new InvalidIdError(`CMS API ${request}: ${quote(id, secrets)} is not a ${kind} id (${ID_RULES[kind]}), so nothing was sent`, kind);
+}

@@ -1,0 +1,165 @@
+/**
+ * The wire contract of the service's v1 API as JSON schemas, the one place that says what every
+ * request and answer holds: the documented fields and values, plus what docs/api-contract.md
+ * decides where the documentation is silent. The emulator checks what it receives against the
+ * request schemas and answers through the answer schemas; the client checks every answer it
+ * reads against the answer schemas before using it.
+ *
+ * The answer schemas are a tolerant reader's: a field the service adds is accepted, and so is a
+ * status, phase or size this version does not know (a string all the same); a documented field
+ * that is missing or of another type, or an id of another shape, is a broken answer.
+ */
+import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, PHASES } from "./wire-types";
+
+/**
+ * A cluster id: `cls_` and then letters, digits, `_` or `-` (the documentation says `cls_<id>`;
+ * the emulator's are 16 lowercase hex characters). Nothing else may go into a path.
+ */
+export const CLUSTER_ID_PATTERN = "^cls_[A-Za-z0-9_-]{1,128}$";
+/** A node id: `node_` and then letters, digits, `_` or `-`. */
+export const NODE_ID_PATTERN = "^node_[A-Za-z0-9_-]{1,128}$";
+
+const CLUSTER_ID = new RegExp(CLUSTER_ID_PATTERN);
+const NODE_ID = new RegExp(NODE_ID_PATTERN);
+
+/** True for a string of the cluster id's shape ({@link CLUSTER_ID_PATTERN}). */
+export function isClusterId(value: unknown): value is string {
+  return typeof value === "string" && CLUSTER_ID.test(value);
+}
+
+/** True for a string of the node id's shape ({@link NODE_ID_PATTERN}). */
+export function isNodeId(value: unknown): value is string {
+  return typeof value === "string" && NODE_ID.test(value);
+}
+
+/** The shape of each id, as messages say it. */
+export const ID_RULES = {
+  cluster: "cls_ followed by 1 to 128 letters, digits, _ or -",
+  node: "node_ followed by 1 to 128 letters, digits, _ or -",
+} as const;
+
+// ------------------------------------------------------------------------------------ requests
+
+/** Upper bound on workers: the emulator's (the documentation sets none); keeps a request from allocating unbounded nodes. */
+export const MAX_WORKERS = 100;
+
+const nameSchema = { type: "string", minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9-]+$" };
+const workersSchema = { type: "integer", minimum: 1, maximum: MAX_WORKERS };
+const nodeSizeSchema = { type: "string", enum: NODE_SIZES };
+
+/** `POST /v1/clusters` body. */
+export const createBody = {
+  type: "object",
+  required: ["name", "control_planes", "workers", "node_size"],
+  additionalProperties: false,
+  properties: {
+    name: nameSchema,
+    control_planes: { type: "integer", enum: [1, 3] },
+    workers: workersSchema,
+    node_size: nodeSizeSchema,
+    phase: { type: "string", enum: PHASES },
+    infra_id: { type: "string", minLength: 1, maxLength: 128 },
+  },
+};
+
+/** `PATCH /v1/clusters/{id}` body: only `workers` and `node_size`. */
+export const updateBody = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { workers: workersSchema, node_size: nodeSizeSchema },
+};
+
+/** `GET /v1/clusters` query. */
+export const listQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    // Query values are strings; patterns keep the check strict (no "1.5", "01e2", "-1").
+    page: { type: "string", pattern: "^[1-9][0-9]{0,8}$" },
+    per_page: { type: "string", pattern: `^([1-9]|[1-9][0-9]|${MAX_PER_PAGE})$` },
+    status: { type: "string", enum: CLUSTER_STATUSES },
+  },
+};
+
+/** Routes other than the list take no query parameters. */
+export const noQuery = { type: "object", additionalProperties: false, properties: {} };
+
+// ------------------------------------------------------------------------------------- answers
+
+const text = { type: "string" };
+const count = { type: "integer", minimum: 0 };
+
+const summaryProps = {
+  id: { type: "string", pattern: CLUSTER_ID_PATTERN },
+  name: text,
+  status: text,
+  phase: text,
+  control_planes: count,
+  workers: count,
+  node_size: text,
+  created_at: text,
+};
+
+/** The create's answer (201): the abbreviated cluster. */
+export const clusterSummarySchema = {
+  type: "object",
+  required: Object.keys(summaryProps),
+  properties: summaryProps,
+};
+
+const clusterProps = {
+  ...summaryProps,
+  node_count: count,
+  endpoint: text,
+  kubernetes_version: text,
+  updated_at: text,
+  // Whether the service returns it is not documented: optional, `null` when none was given.
+  infra_id: { type: ["string", "null"] },
+};
+
+/** The full cluster: `GET /v1/clusters/{id}`, list items, the PATCH answer. */
+export const clusterSchema = {
+  type: "object",
+  required: Object.keys(clusterProps).filter((k) => k !== "infra_id"),
+  properties: clusterProps,
+};
+
+/** `GET /v1/clusters`: `total`, `page` and `per_page` may be missing (see docs/api-contract.md, Listings). */
+export const clusterListSchema = {
+  type: "object",
+  required: ["items"],
+  properties: {
+    items: { type: "array", items: clusterSchema },
+    total: count,
+    page: { type: "integer", minimum: 1 },
+    per_page: { type: "integer", minimum: 1 },
+  },
+};
+
+const nodeProps = {
+  id: { type: "string", pattern: NODE_ID_PATTERN },
+  cluster_id: { type: "string", pattern: CLUSTER_ID_PATTERN },
+  name: text,
+  role: text,
+  status: text,
+  node_size: text,
+  ip_address: text,
+  kubernetes_version: text,
+  talos_version: text,
+  created_at: text,
+};
+
+/** `GET /v1/clusters/{id}/nodes/{node_id}` and the items of the node list. */
+export const nodeSchema = {
+  type: "object",
+  required: Object.keys(nodeProps),
+  properties: nodeProps,
+};
+
+/** `GET /v1/clusters/{id}/nodes`. */
+export const nodeListSchema = {
+  type: "object",
+  required: ["items"],
+  properties: { items: { type: "array", items: nodeSchema }, total: count },
+};
