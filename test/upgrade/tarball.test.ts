@@ -53,6 +53,7 @@ describe("the package tarball", () => {
     "LICENSE",
     "docs/api-contract.md",
     "docs/gitops.md",
+    "docs/how-it-works.md",
     "dist/index.js",
     "dist/index.d.ts",
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
