@@ -9,8 +9,11 @@ const config = new pulumi.Config();
 const replicas = config.getNumber("replicas") ?? 2;
 const image = config.get("image") ?? "nginx:1.27-alpine";
 
+const controlPlanes = config.getNumber("controlPlanes") ?? 1;
+if (controlPlanes !== 1 && controlPlanes !== 3) throw new Error(`controlPlanes must be 1 or 3, not ${controlPlanes}`);
+
 const cluster = new cms.Cluster("apps", {
-  controlPlanes: config.getNumber("controlPlanes") ?? 1,
+  controlPlanes,
   workers: config.getNumber("workers") ?? 2,
   nodeSize: "medium",
 });

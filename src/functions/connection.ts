@@ -4,12 +4,15 @@
  * resource: explicit argument, then `cms:endpoint` / `cms:token`, then `CMS_ENDPOINT` /
  * `CMS_TOKEN`.
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import type { CmsClient } from "../client";
 import { dropEmpty, resolveConnection, safeMessage } from "../connection";
 import { OperationError } from "../shared/operation-error";
 import { codeOf } from "../shared/cms-error";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";
+import { connectionFromStackConfig, refusePlainStackToken } from "../connection/stack-config";
+
+export { connectionFromStackConfig };
 
 /** Explicit connection of one function call. */
 export interface FunctionConnectionArgs {
@@ -27,18 +30,9 @@ export interface FunctionConnectionInputs {
   token?: pulumi.Input<string>;
 }
 
-/** `cms:endpoint` / `cms:token` from the stack configuration, when running in a Pulumi program. */
-export function connectionFromStackConfig(): { endpoint?: string; token?: string } {
-  try {
-    const config = new pulumi.Config("cms");
-    return dropEmpty({ endpoint: config.get("endpoint"), token: config.get("token") });
-  } catch {
-    return {};
-  }
-}
-
 /** A client for one function call. */
 export async function functionClient(connection: FunctionConnectionArgs | undefined): Promise<{ client: CmsClient; token: string }> {
+  refusePlainStackToken();
   const resolved = resolveConnection({
     explicit: dropEmpty(connection ?? {}),
     config: connectionFromStackConfig(),

@@ -2,17 +2,27 @@
 import type { ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "../shared/durations";
 
+// The CLI shows each line after its own words for the step and the time it has taken
+// (`creating (1m20s)`, `deleting original (9s)`), so a line repeats neither.
+
 /**
- * Status, nodes ready when known, and time waited, e.g. `provisioning: 3/6 nodes ready (1m20s)`.
- * Without a node list: `provisioning (1m20s)`.
+ * While waiting for a cluster to become running: its status and the nodes ready when known, e.g.
+ * `provisioning: 3/6 nodes ready`; without a node list, the status alone.
  */
-export function progressLine(status: string, nodes: ApiNodeList | undefined, elapsedMs: number): string {
-  // Whole seconds: a wait's first poll comes within its first second.
-  const waited = ` (${elapsedMs < 1_000 ? "0s" : formatDuration(elapsedMs)})`;
-  if (!nodes || !Array.isArray(nodes.items)) return `${status}${waited}`;
+export function progressLine(status: string, nodes: ApiNodeList | undefined): string {
+  if (!nodes || !Array.isArray(nodes.items)) return status;
   const ready = nodes.items.filter((n) => n.status === "ready").length;
   const total = typeof nodes.total === "number" ? Math.max(nodes.total, nodes.items.length) : nodes.items.length;
-  return `${status}: ${ready}/${total} nodes ready${waited}`;
+  return `${status}: ${ready}/${total} nodes ready`;
+}
+
+/**
+ * While waiting for a deleted cluster to be gone, naming it: in a replacement the same resource
+ * stands for two clusters, and this is the old one. Its status only when it is not `deleting`.
+ */
+export function goneLine(id: string, status: string | undefined): string {
+  const line = `waiting for cluster ${id} to be gone`;
+  return status === undefined || status === "deleting" ? line : `${line} (it is ${status})`;
 }
 
 /** What a retry looks like to the progress line (the client's `RetryInfo`, in part). */

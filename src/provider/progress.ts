@@ -61,16 +61,21 @@ export const LINE_HOLD_MS = 100;
 /**
  * Transient lines through `send`, each held for `holdMs` first: a line that a newer one (or the
  * operation's end) replaces meanwhile is never sent. The last line of an operation is sent only
- * when an earlier one was (it is there to replace a line that would be stale), or when it must be. So an operation the
- * service finishes at once costs the engine no message at all; on a longer one, each line shows a
- * tenth of a second later.
+ * when a line of the resource is on show (it is there to replace one that would be stale), or
+ * when it must be. So an operation the service finishes at once costs the engine no message at
+ * all, unless an earlier operation of the resource left a line; on a longer one, each line shows
+ * a tenth of a second later.
  */
 export function holdingLines(
   send: (urn: string, message: string) => Promise<void>,
   holdMs: number = LINE_HOLD_MS,
 ): Pick<Required<ProgressSink>, "report" | "end"> {
   const held = new Map<string, { message: string; timer: ReturnType<typeof setTimeout> }>();
-  /** Resources a line has been sent for since their operation began. */
+  /**
+   * Resources with a line on show: the CLI keeps a resource's last line through its later steps,
+   * so once one was sent, every later operation of that resource ends with its own outcome (in a
+   * replacement, "deleting original" would otherwise show the new cluster's "running" line).
+   */
   const shown = new Set<string>();
   return {
     report(urn, message) {
@@ -92,7 +97,10 @@ export function holdingLines(
       const line = held.get(urn);
       if (line) clearTimeout(line.timer);
       held.delete(urn);
-      if (shown.delete(urn) || always) await send(urn, message);
+      if (shown.has(urn) || always) {
+        shown.add(urn);
+        await send(urn, message);
+      }
     },
   };
 }

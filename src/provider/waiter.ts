@@ -19,7 +19,7 @@ import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "../shared/durations";
 import { DeadlineError, isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";
-import { progressLine } from "./progress-line";
+import { goneLine, progressLine } from "./progress-line";
 import { processClock } from "./settings";
 import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
 import { type SharedPoller, sharedPollerFor } from "./shared-poll";
@@ -236,7 +236,6 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
       }
     }
 
-    const elapsed = clock.now() - start;
     if (options.onProgress) {
       // Not after a shared listing: one node list per cluster would undo what sharing saved.
       const listNow = clock.now();
@@ -249,7 +248,12 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
         }
       }
       const status = cluster?.status ?? last?.status ?? "waiting";
-      const line = lastProblem ? `${status}: retrying after ${lastProblem}` : progressLine(status, nodes, elapsed);
+      const line =
+        options.target === "gone"
+          ? `${goneLine(options.id, cluster?.status ?? last?.status)}${lastProblem ? `; retrying after ${lastProblem}` : ""}`
+          : lastProblem
+            ? `${status}: retrying after ${lastProblem}`
+            : progressLine(status, nodes);
       options.onProgress(line, cluster, nodes);
     }
 

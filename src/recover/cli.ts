@@ -28,8 +28,10 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { describeCandidates } from "../shared/ownership";
+import type { ApiCluster } from "../shared/wire-types";
 import { CLUSTER_TYPE, planRecovery, type PendingCreate } from "./plan";
 import { OperationError } from "../shared/operation-error";
+import { planLines } from "./report";
 
 const USAGE = `Usage: cms-recover [--stack NAME] [--adopt ID]... [--dry-run]
 
@@ -45,7 +47,7 @@ is 2; if one is this stack's, run again with --adopt ID.
 
   --stack NAME   the stack (default: the selected one)
   --adopt ID     record cluster ID for the pending create whose name it carries (repeatable)
-  --dry-run      print the plan, change nothing
+  --dry-run      print what it would do, change nothing
   -h, --help     this help
 `;
 
@@ -100,6 +102,31 @@ function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stac
   }
 }
 
+/**
+ * A recorded cluster carries an initialization error, so that the next `up` waits for it; the
+ * engine then runs an update that changes nothing it can show (`~ 1 updated`, no diff). One that
+ * is running already needs no wait: a refresh of just those reads them through the provider
+ * (outputs, kubeconfig as a secret) and clears the error, and the next `up` has nothing to do.
+ */
+function readRunning(plan: ReturnType<typeof planRecovery>, clusters: readonly ApiCluster[], stack: string | undefined): void {
+  const running = plan.imports.filter((i) => clusters.find((c) => c.id === i.id)?.status === "running");
+  const waiting = plan.imports.filter((i) => !running.includes(i));
+  if (running.length > 0) {
+    const r = pulumi(["refresh", "--yes", "--skip-preview", ...running.flatMap((i) => ["--target", i.urn])], stack);
+    if (r.code !== 0) {
+      console.error(
+        `cms-recover: reading the recorded running clusters failed (pulumi refresh, exit ${r.code}); the next \`pulumi up\` reads them instead (an update that shows no diff):\n` +
+          `${r.stdout}${r.stderr}`.trim().split("\n").slice(-10).join("\n"),
+      );
+    }
+  }
+  for (const i of waiting) {
+    console.log(
+      `cms-recover: ${i.urn}: cluster ${i.id} is not running yet: the next \`pulumi up\` waits for it (an update that shows no diff)`,
+    );
+  }
+}
+
 function setting(env: string, key: string, stack: string | undefined): string {
   const fromEnv = process.env[env]?.trim();
   if (fromEnv) return fromEnv;
@@ -141,7 +168,8 @@ async function main(): Promise<number> {
     token: setting("CMS_TOKEN", "cms:token", stack),
   });
   const inState = new Set((deployment.resources ?? []).filter((r) => r.type === CLUSTER_TYPE && r.id).map((r) => r.id as string));
-  const plan = planRecovery(pending, inState, await client.listAllClusters(), new Set(values.adopt ?? []));
+  const clusters = await client.listAllClusters();
+  const plan = planRecovery(pending, inState, clusters, new Set(values.adopt ?? []));
 
   if (plan.unmatchedAdoptions.length > 0) {
     console.error(
@@ -153,13 +181,7 @@ async function main(): Promise<number> {
     return 2;
   }
   // Said once done (or with --dry-run): an import refused by the lock of a running update changes nothing.
-  const said = [
-    ...plan.imports.map((i) => {
-      const why = i.why === "seeded name" ? "it carries the stack's own auto-name" : "named with --adopt";
-      return `cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run (${why}): recording it`;
-    }),
-    ...plan.clears.map((c) => `cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: dropping the pending create`),
-  ];
+  const said = planLines(plan, values["dry-run"] === true);
   if (plan.undecided.length > 0) {
     for (const u of plan.undecided) {
       const why =
@@ -187,6 +209,7 @@ async function main(): Promise<number> {
   }
   writeBack(raw, plan, stack);
   for (const line of said) console.log(line);
+  readRunning(plan, clusters, stack);
   console.log("cms-recover: the stack has no pending Cluster create; run `pulumi up`");
   return 0;
 }

@@ -13,6 +13,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterStatus, NodeSize, Phase } from "../shared/wire-types";
 import * as providerEntry from "../provider/entry";
 import { timeoutStringsFrom } from "../provider/timeouts";
+import { refusePlainStackToken } from "../connection/stack-config";
 import { autoNameSeedFor } from "./autoname-seed";
 import { stateRecordOf } from "./state-record";
 
@@ -136,6 +137,8 @@ export class Cluster extends pulumi.dynamic.Resource {
    *   `parent`... are honoured
    */
   constructor(name: string, args: ClusterArgs, opts?: pulumi.CustomResourceOptions) {
+    // Before anything is registered: the engine would record a plain token in the state.
+    refusePlainStackToken();
     const options: pulumi.CustomResourceOptions = { ...opts };
     const reading = options.id !== undefined;
     const importId = options.import;

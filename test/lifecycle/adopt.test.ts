@@ -8,12 +8,15 @@
  *   then on it is managed (updates PATCH it, destroy deletes it). An import whose program does
  *   not describe the cluster is refused without touching anything.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLUSTER_TYPE,
   createProject,
   findPulumi,
   lifecycleSkipped,
+  REPO_ROOT,
   startLifecycleEmulator,
   type LifecycleEmulator,
   type PulumiProject,
@@ -84,6 +87,36 @@ describe.skipIf(lifecycleSkipped())("lifecycle adopt: Cluster.get and the import
       expect(await writes()).toEqual({});
       expect(await importer.clusterResources()).toHaveLength(0);
       await importer.setConfig("workers", 2);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "7b'. the `pulumi import` command fails with the message README's Troubleshooting quotes, and imports nothing",
+    async () => {
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const row = readme.split("\n").find((l) => l.startsWith("| `pulumi import pulumi-nodejs:dynamic/cms:Cluster"));
+      // The messages the row quotes (they differ between versions of @pulumi/pulumi).
+      const quoted = [...(row ?? "").matchAll(/`(error: preview failed: [^`]+)`/g)].map((m) => m[1]);
+      expect(quoted.length, "README's Troubleshooting row for `pulumi import`").toBeGreaterThan(0);
+      const command = await createProject({
+        name: "cms-lc-import-command",
+        config: { ...emu.stackConfig(), mode: "none" },
+        secretConfig: emu.secretConfig(),
+      });
+      try {
+        await emu.control.resetRequestCounts();
+        const imported = await command.run(["import", CLUSTER_TYPE, "legacy", id, "--yes", "--non-interactive"], { allowFailure: true });
+        expect(imported.code, imported.output).not.toBe(0);
+        expect(
+          quoted.some((q) => imported.output.includes(q)),
+          imported.output,
+        ).toBe(true);
+        expect(await command.clusterResources()).toEqual([]);
+        expect(await writes()).toEqual({});
+      } finally {
+        await command.dispose();
+      }
     },
     STEP_TIMEOUT,
   );

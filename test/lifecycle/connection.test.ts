@@ -2,7 +2,8 @@
  * Where the provider, run by the real engine, finds the service. The stack-configuration path
  * (cms:endpoint + secret cms:token, winning over a wrong environment) is exercised by every step
  * of lifecycle.test.ts; here: the environment path (CMS_ENDPOINT / CMS_TOKEN, no stack config),
- * and the message when neither is set, from `preview` as from `up`.
+ * the message when neither is set, from `preview` as from `up`, and a token set without
+ * `--secret`, which is refused before it can reach the state.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
@@ -62,6 +63,38 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
       expect(preview.output).toContain("No Cluster Management Service endpoint is configured");
       expect(preview.output).toContain("pulumi config set cms:endpoint");
       expect(await emu.control.requestCounts()).toEqual({});
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "a cms:token set without --secret is refused once, naming the fix, and never reaches the state",
+    async () => {
+      const plain = await createProject({ name: "cms-lc-plain-token", config: { ...emu.stackConfig(), "cms:token": emu.token } });
+      projects.push(plain);
+      const message = "cms:token is set in the stack configuration in plain text";
+      for (const run of [await plain.preview([], { allowFailure: true }), await plain.up([], { allowFailure: true })]) {
+        expect(run.code, run.output).not.toBe(0);
+        // Once in the run's diagnostics (the CLI's progress rows show a program's error as it happens too).
+        const diagnostics = run.output.slice(run.output.indexOf("Diagnostics:"));
+        expect(run.output).toContain("Diagnostics:");
+        expect(diagnostics.split(message).length - 1, run.output).toBe(1);
+        expect(run.output).toContain("`pulumi config set --secret cms:token <token>`");
+        expect(run.output).not.toContain(emu.token);
+        expect(run.output).not.toMatch(/^\s+at /m); // a refusal, not a crash: no stack frames
+      }
+      expect(await emu.clusters()).toEqual([]);
+      expect((await plain.exportStack()).text).not.toContain(emu.token);
+
+      // The fix the message names: the same value as a secret. The stack then works, and its state
+      // holds the token only encrypted.
+      await plain.setConfigs({}, { "cms:token": emu.token });
+      const up = await plain.up();
+      expect(up.output).toMatch(/Cluster\s+cluster\s+created/);
+      expect(up.output).not.toContain(message);
+      expect((await plain.exportStack()).text).not.toContain(emu.token);
+      await plain.destroy();
+      expect(await emu.clusters()).toEqual([]);
     },
     STEP_TIMEOUT,
   );

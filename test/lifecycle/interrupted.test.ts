@@ -210,9 +210,25 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       );
       const [orphan] = await byName(await seededName(p));
       await p.cancel();
-      expect((await recover(p)).output).toContain(`cluster ${orphan.id}`);
+      // --dry-run says what a run would do, and does nothing.
+      const dry = (await recover(p, ["--dry-run"])).output;
+      expect(dry).toContain(`cluster ${orphan.id} ("${orphan.name}") was created by the interrupted run`);
+      expect(dry).toContain("would record it");
+      expect(dry).not.toContain("recording it");
+      expect(dry).toContain("dry run: the stack was not changed");
+      expect(await pendingOperations(p)).toHaveLength(1);
+      // Recorded once it runs: read at once, so the next up has nothing to do for it.
+      await emu.waitForCluster(orphan.id, (c) => c?.status === "running");
+      const recovered = (await recover(p)).output;
+      expect(recovered).toContain(`cluster ${orphan.id} ("${orphan.name}") was created by the interrupted run`);
+      expect(recovered).toContain("recording it");
       expect(await pendingOperations(p)).toEqual([]);
-      await nextRun(p, "up");
+      const [recorded] = await p.clusterResources();
+      expect(recorded.initErrors ?? []).toEqual([]);
+      expect(recorded.outputs.status).toBe("running");
+      const up = (await nextRun(p, "up")) as Awaited<ReturnType<PulumiProject["up"]>>;
+      expect(up.steps.filter((s) => s.type === CLUSTER_TYPE).map((s) => s.op)).not.toContain("update");
+      expect(up.output).not.toMatch(/~ 1 updated/);
       expect(await pendingOperations(p)).toEqual([]);
       expect(await assertClean(p)).toEqual([orphan.id]);
       // Idempotent: nothing pending, nothing done.

@@ -149,6 +149,11 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
       expect(createStart, JSON.stringify(steps)).toBeDefined();
       // Delete-before-replace: the old cluster was gone before the new one was requested.
       expect(deleteDone!.sequence).toBeLessThan(createStart!.sequence);
+      // The delete's progress names the cluster it waits for (the old one), after the CLI's own
+      // `deleting original (Ns)`, and repeats neither its word nor its time.
+      expect(up.output).toContain(`waiting for cluster ${clusterId} to be gone`);
+      expect(up.output).not.toMatch(/deleting[^\n]*\(\d+s\)\s+deleting/);
+      expect(up.output).not.toMatch(/\(\d+s\)[^\n]*\(\d+s\)/);
 
       const counts = await emu.control.requestCounts();
       expect(counts[DELETE]).toBe(1);

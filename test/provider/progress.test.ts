@@ -1,15 +1,20 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { holdingLines } from "../../src/provider/progress";
-import { progressLine } from "../../src/provider/progress-line";
+import { goneLine, progressLine } from "../../src/provider/progress-line";
 
 describe("progress", () => {
-  it("formats status, ready nodes and time waited", () => {
+  it("formats status and ready nodes; the CLI shows the time beside it", () => {
     const node = (status: string) => ({ status }) as never;
-    expect(progressLine("provisioning", { items: [node("ready"), node("joining"), node("ready")], total: 6 }, 80_000)).toBe(
-      "provisioning: 2/6 nodes ready (1m20s)",
+    expect(progressLine("provisioning", { items: [node("ready"), node("joining"), node("ready")], total: 6 })).toBe(
+      "provisioning: 2/6 nodes ready",
     );
-    expect(progressLine("scaling", undefined, 5_000)).toBe("scaling (5s)");
-    expect(progressLine("provisioning", undefined, 24)).toBe("provisioning (0s)");
+    expect(progressLine("scaling", undefined)).toBe("scaling");
+  });
+
+  it("names the cluster a delete waits for, without the CLI's own word for the step", () => {
+    expect(goneLine("cls_1", "deleting")).toBe("waiting for cluster cls_1 to be gone");
+    expect(goneLine("cls_1", undefined)).toBe("waiting for cluster cls_1 to be gone");
+    expect(goneLine("cls_1", "running")).toBe("waiting for cluster cls_1 to be gone (it is running)");
   });
 
   describe("transient lines", () => {
@@ -41,28 +46,30 @@ describe("progress", () => {
     it("sends the newest held line of each resource once the hold is over", async () => {
       vi.useFakeTimers();
       const { sent, lines } = recorder();
-      lines.report("u1", "provisioning (0s)");
-      lines.report("u2", "deleting");
+      lines.report("u1", "provisioning");
+      lines.report("u2", "waiting for cluster cls_2 to be gone");
       await vi.advanceTimersByTimeAsync(50);
-      lines.report("u1", "provisioning: 1/3 nodes ready (0s)");
+      lines.report("u1", "provisioning: 1/3 nodes ready");
       expect(sent).toEqual([]);
       await vi.advanceTimersByTimeAsync(50);
-      expect(sent).toEqual(["u1: provisioning: 1/3 nodes ready (0s)", "u2: deleting"]);
-      lines.report("u1", "provisioning: 2/3 nodes ready (3s)");
+      expect(sent).toEqual(["u1: provisioning: 1/3 nodes ready", "u2: waiting for cluster cls_2 to be gone"]);
+      lines.report("u1", "provisioning: 2/3 nodes ready");
       await vi.advanceTimersByTimeAsync(100);
       await lines.end("u1", "running: cluster cls_1 ready");
       await lines.end("u2", "deleted: cluster cls_2 is gone");
       expect(sent).toEqual([
-        "u1: provisioning: 1/3 nodes ready (0s)",
-        "u2: deleting",
-        "u1: provisioning: 2/3 nodes ready (3s)",
+        "u1: provisioning: 1/3 nodes ready",
+        "u2: waiting for cluster cls_2 to be gone",
+        "u1: provisioning: 2/3 nodes ready",
         "u1: running: cluster cls_1 ready",
         "u2: deleted: cluster cls_2 is gone",
       ]);
-      // A later operation of the same resource starts afresh.
-      lines.report("u1", "scaling");
-      await lines.end("u1", "running: 2 workers");
-      expect(sent).toHaveLength(5);
+      // A later operation of the same resource ends with its own outcome, even at once: the CLI
+      // still shows the earlier one's (a replacement's delete of the original after its create).
+      lines.report("u1", "waiting for cluster cls_0 to be gone");
+      await lines.end("u1", "deleted: cluster cls_0 is gone");
+      expect(sent.at(-1)).toBe("u1: deleted: cluster cls_0 is gone");
+      expect(sent).toHaveLength(6);
     });
   });
 });

@@ -120,6 +120,15 @@ describe("delete", () => {
     expect(lines.at(-1)).toBe(`deleted: cluster ${id} is gone`);
   });
 
+  it("names the cluster it waits for, not the CLI's own words (`deleting (9s)`) again", async () => {
+    const { id, news, outs } = await created("doomed-slow");
+    const lines: string[] = [];
+    showProgress({ report: (urn, line) => void (urn === news.__urn && lines.push(line)) });
+    await clusterProvider.delete(id, outs);
+    expect(lines).toContain(`waiting for cluster ${id} to be gone`);
+    expect(lines.filter((l) => /^deleting\b|\(\d+s\)/.test(l))).toEqual([]);
+  });
+
   it("treats an already deleted cluster as deleted", async () => {
     const { id, outs } = await created("twice");
     await clusterProvider.delete(id, outs);

@@ -56,7 +56,11 @@ function fromRepository(relative: string): string | undefined {
 
 /** Each package of the repository, with the documents its tarball must ship. */
 const PACKAGES = [
-  { name: "pulumi-cms", dir: REPO_ROOT, shipped: ["README.md", "CHANGELOG.md", "docs/api-contract.md", "docs/gitops.md"] },
+  {
+    name: "pulumi-cms",
+    dir: REPO_ROOT,
+    shipped: ["README.md", "CHANGELOG.md", "docs/api-contract.md", "docs/gitops.md", "docs/how-it-works.md"],
+  },
   { name: "@pulumi-cms/emulator", dir: EMULATOR_PACKAGE, shipped: ["README.md", "docs/kubernetes.md"] },
 ];
 

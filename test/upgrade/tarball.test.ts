@@ -19,6 +19,30 @@ function packedFiles(dir: string): string[] {
   return listing[0].files.map((f) => f.path);
 }
 
+/**
+ * Stack frames name only what the package ships: a shipped `.js` that points at a source map
+ * (Pulumi's language host maps every frame through them) must ship the map and every source the
+ * map names. (Maps into `src/`, which is not shipped, made Node print frames into missing files.)
+ */
+function framesIntoUnshippedFiles(dir: string, files: string[]): string[] {
+  const missing: string[] = [];
+  for (const file of files.filter((f) => f.endsWith(".js"))) {
+    const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(fs.readFileSync(path.join(dir, file), "utf8"))?.[1];
+    if (url === undefined) continue;
+    const map = path.posix.join(path.posix.dirname(file), url);
+    if (!files.includes(map)) {
+      missing.push(`${file} -> ${map}`);
+      continue;
+    }
+    const { sources, sourceRoot } = JSON.parse(fs.readFileSync(path.join(dir, map), "utf8")) as { sources: string[]; sourceRoot?: string };
+    for (const source of sources) {
+      const shipped = path.posix.normalize(path.posix.join(path.posix.dirname(map), sourceRoot ?? "", source));
+      if (!files.includes(shipped)) missing.push(`${map} -> ${shipped}`);
+    }
+  }
+  return missing;
+}
+
 describe("the package tarball", () => {
   const files = packedFiles(REPO_ROOT);
 
@@ -29,6 +53,7 @@ describe("the package tarball", () => {
     "LICENSE",
     "docs/api-contract.md",
     "docs/gitops.md",
+    "docs/how-it-works.md",
     "dist/index.js",
     "dist/index.d.ts",
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
@@ -45,9 +70,13 @@ describe("the package tarball", () => {
       (f) =>
         /^(test|bench|scripts|examples|demo|src|packages|\.ci)\//.test(f) ||
         /^docs\/(pulumi-cli|benchmarks)\.md$/.test(f) ||
-        (/^dist\/emulator\//.test(f) && !/^dist\/emulator\/index\.(js|d\.ts|js\.map)$/.test(f)),
+        (/^dist\/emulator\//.test(f) && !/^dist\/emulator\/index\.(js|d\.ts)$/.test(f)),
     );
     expect(inside).toEqual([]);
+  });
+
+  it("names no unshipped file in a stack frame", () => {
+    expect(framesIntoUnshippedFiles(REPO_ROOT, files)).toEqual([]);
   });
 
   it.each([REPO_ROOT, EMULATOR_PACKAGE])(
@@ -97,5 +126,9 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
       (f) => (/^(test|bench|scripts|src|\.ci)\//.test(f) && !userTools.test(f)) || /^dist\/(test|bench)\//.test(f),
     );
     expect(inside).toEqual([]);
+  });
+
+  it("names no unshipped file in a stack frame", () => {
+    expect(framesIntoUnshippedFiles(EMULATOR_PACKAGE, files)).toEqual([]);
   });
 });

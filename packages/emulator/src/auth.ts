@@ -22,6 +22,8 @@ export interface Principal {
   plan: Plan;
   /** Epoch ms; undefined when the token never expires. */
   expiresAt?: number;
+  /** What its creator called it; never used for a decision. */
+  name?: string;
 }
 
 /** `2026-12-31T23:59:59Z`, with optional fractions and an offset instead of `Z`. */
@@ -29,19 +31,34 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 
 const SCOPE = /^(\*|cluster:\*|cluster:[A-Za-z0-9_-]{1,100})$/;
 
+/** An expiry as the service's command-line client takes it: a whole number of days, hours, minutes or seconds. */
+const DURATION = /^([1-9]\d{0,5})([dhms])$/;
+const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+
+/** Milliseconds of a duration such as `30d`, `12h`, `90m` or `45s`; undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = DURATION.exec(text);
+  return m ? Number(m[1]) * UNIT_MS[m[2]] : undefined;
+}
+
+const FIELDS = ["token", "name", "permissions", "scope", "plan", "expires_at", "expires_in"];
+
 /**
  * Checks a token spec (from `--tokens`, `addToken` or the control API) and turns it into a
  * {@link Principal}. Throws 400 `validation_failed` naming the field and the rule.
  */
-export function toPrincipal(spec: unknown, where = "token"): Principal {
+export function toPrincipal(spec: unknown, where = "token", now = Date.now()): Principal {
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     throw validationFailed(`${where} must be an object with token, permissions, scope and plan`);
   }
   const s = spec as Record<string, unknown>;
   for (const key of Object.keys(s)) {
-    if (!["token", "permissions", "scope", "plan", "expires_at", "name"].includes(key)) {
-      throw validationFailed(`${where}.${clip(key, 40)} is not a known field; allowed: token, permissions, scope, plan, expires_at, name`);
+    if (!FIELDS.includes(key)) {
+      throw validationFailed(`${where}.${clip(key, 40)} is not a known field; allowed: ${FIELDS.join(", ")}`);
     }
+  }
+  if (s.name !== undefined && (typeof s.name !== "string" || !/^[\x20-\x7e]{1,100}$/.test(s.name))) {
+    throw validationFailed(`${where}.name must be a string of 1 to 100 printable ASCII characters`);
   }
   if (typeof s.token !== "string" || !/^[\x21-\x7e]{8,512}$/.test(s.token)) {
     throw validationFailed(`${where}.token must be a string of 8 to 512 printable ASCII characters without spaces`);
@@ -61,6 +78,14 @@ export function toPrincipal(spec: unknown, where = "token"): Principal {
     if (Number.isNaN(expiresAt))
       throw validationFailed(`${where}.expires_at must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T23:59:59Z`);
   }
+  if (s.expires_in !== undefined) {
+    if (expiresAt !== undefined) throw validationFailed(`${where}: give expires_at or expires_in, not both`);
+    const ms = typeof s.expires_in === "string" ? parseDuration(s.expires_in) : undefined;
+    if (ms === undefined) {
+      throw validationFailed(`${where}.expires_in must be a whole number of days, hours, minutes or seconds, e.g. 30d, 12h, 90m, 45s`);
+    }
+    expiresAt = now + ms;
+  }
   const scope = s.scope;
   let clusterId: string | undefined;
   if (scope.startsWith("cluster:") && scope !== "cluster:*") {
@@ -74,6 +99,7 @@ export function toPrincipal(spec: unknown, where = "token"): Principal {
     clusterId,
     plan: s.plan as Plan,
     expiresAt,
+    ...(s.name !== undefined ? { name: s.name as string } : {}),
   };
 }
 

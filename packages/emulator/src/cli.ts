@@ -13,14 +13,17 @@ import { startEmulator } from "./index";
 import { parsePlanLimits } from "./limits";
 import { DEFAULT_TIMINGS } from "./state";
 import { watchLauncher } from "./launcher-watch";
+import { runTokenCommand } from "./token-command";
 import type { EmulatorOptions, Plan, RunningEmulator, TokenSpec } from "./types";
 
 /** Default port of the standalone emulator. */
 export const DEFAULT_PORT = 8787;
 
 const USAGE = `Usage: cms-emulator [options]
+       cms-emulator token create NAME --permissions LIST --expires DURATION [options]
 
 Local emulator of the Cluster Management Service API (/v1) with a control API (/_emulator/).
+"token create" makes a service token on a running emulator (cms-emulator token --help).
 
 Options:
   --host HOST               interface to bind (default 127.0.0.1)
@@ -203,6 +206,10 @@ function runInBackground(argv: string[]): void {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === "token") {
+    process.exitCode = await runTokenCommand(process.argv.slice(3));
+    return;
+  }
   let cli: CliOptions | "help";
   try {
     cli = parseCli(process.argv.slice(2));

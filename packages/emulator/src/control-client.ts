@@ -3,7 +3,7 @@
  * program, a CLI run, a benchmark) through its `/_emulator/` routes.
  */
 import type { ApiCluster } from "../../../src/shared/wire-types";
-import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
+import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
 
 /** A control-API call that failed; carries the emulator's `{error, message}`. */
 export class ControlError extends Error {
@@ -65,8 +65,9 @@ export function controlClient(url: string, adminToken: string): EmulatorControl 
     rotateKubeconfig: (id) => call("POST", `${cluster(id)}/rotate-kubeconfig`),
     requestCounts: () => call("GET", "/request-counts"),
     resetRequestCounts: () => call("DELETE", "/request-counts"),
-    addToken: async (t: TokenSpec) => {
-      await call("POST", "/tokens", t);
+    addToken: async (t: NewTokenSpec) => {
+      const { added: _, ...token } = await call<AddedToken & { added: true }>("POST", "/tokens", t);
+      return token;
     },
     revokeToken: async (token: string) => {
       await call("DELETE", "/tokens", { token });

@@ -8,7 +8,7 @@ import { bearer, tryAuthenticate } from "./auth";
 import { ServiceError, validationFailed } from "./errors";
 import type { ControlExtras } from "./control";
 import type { EmulatorState } from "./state";
-import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
+import type { EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
 
 type Body = Record<string, unknown> | undefined;
 type Params = { cluster_id: string };
@@ -85,10 +85,9 @@ export function registerControlRoutes(
       ctl.get("/clusters", async () => ({ items: await control.clusters() }));
       ctl.get("/request-counts", async () => control.requestCounts());
       ctl.delete("/request-counts", async (_req, reply) => answer(control.resetRequestCounts(), {}, reply));
-      ctl.post<{ Body: Body }>("/tokens", async (req, reply) => {
-        await control.addToken(object(req.body) as unknown as TokenSpec);
-        return reply.code(201).send({ added: true });
-      });
+      ctl.post<{ Body: Body }>("/tokens", async (req, reply) =>
+        reply.code(201).send({ added: true, ...(await control.addToken(object(req.body) as unknown as NewTokenSpec)) }),
+      );
       ctl.delete<{ Body: Body }>("/tokens", async (req, reply) => {
         const { token } = object(req.body);
         if (typeof token !== "string" || token === "") throw validationFailed("token must be a non-empty string");

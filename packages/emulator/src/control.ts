@@ -6,6 +6,7 @@
 import type { ApiCluster, NodeSize } from "../../../src/shared/wire-types";
 import { NODE_SIZES } from "../../../src/shared/wire-types";
 import { toPrincipal } from "./auth";
+import { newSecret } from "./ids";
 import { ServiceError, clusterNotFound, conflict, validationFailed } from "./errors";
 import {
   startDeletion,
@@ -19,7 +20,7 @@ import {
 } from "./lifecycle";
 import { MAX_WORKERS } from "../../../src/shared/contract";
 import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "./state";
-import type { EmulatorControl, FaultSpec, TokenSpec, Timings } from "./types";
+import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
 
 /** Builds the in-process {@link EmulatorControl} of a state. */
 export function createControl(state: EmulatorState): EmulatorControl & ControlExtras {
@@ -116,7 +117,18 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     },
     requestCounts: async () => Object.fromEntries(state.counts),
     resetRequestCounts: async () => state.counts.clear(),
-    addToken: async (t: TokenSpec) => state.tokens.add(toPrincipal(t)),
+    addToken: async (t: NewTokenSpec): Promise<AddedToken> => {
+      const p = toPrincipal({ ...t, token: t.token ?? newSecret("cms_tok_") }, "token", state.now());
+      state.tokens.add(p);
+      return {
+        token: p.token,
+        ...(p.name !== undefined ? { name: p.name } : {}),
+        permissions: [...p.permissions],
+        scope: p.scope,
+        plan: p.plan,
+        ...(p.expiresAt !== undefined ? { expires_at: new Date(p.expiresAt).toISOString() } : {}),
+      };
+    },
     revokeToken: async (token: string) => {
       if (!state.tokens.remove(token)) throw new ServiceError(404, "not_found", "no such token");
     },

@@ -18,6 +18,7 @@ import type { StateStore } from "./store";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
 export type {
+  AddedToken,
   ConnectionLimits,
   KubernetesOptions,
   EmulatorControl,
@@ -26,6 +27,7 @@ export type {
   Permission,
   Plan,
   RunningEmulator,
+  NewTokenSpec,
   Timings,
   TokenSpec,
 } from "./types";
@@ -67,7 +69,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (specs.length === 0) {
     specs.push({ token: newDevToken(), permissions: ["read", "write", "admin"], scope: "*", plan: options.plan ?? "enterprise" });
   }
-  for (const [i, spec] of specs.entries()) state.tokens.add(toPrincipal(spec, `tokens[${i}]`));
+  for (const [i, spec] of specs.entries()) state.tokens.add(toPrincipal(spec, `tokens[${i}]`, clock.now()));
   const adminToken = options.adminToken ?? newAdminToken();
   if (state.tokens.has(adminToken)) throw new Error("adminToken must differ from every service token");
 

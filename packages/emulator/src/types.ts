@@ -14,11 +14,29 @@ export type Plan = "community" | "pro" | "enterprise";
 /** A service token as given to the emulator (`--tokens FILE`, `addToken`). */
 export interface TokenSpec {
   token: string;
+  /** What the token is called (the service's client names every token it creates). */
+  name?: string;
   permissions: Permission[];
   /** `*`, `cluster:*` or `cluster:<cluster id>`. */
   scope: string;
   plan: Plan;
   /** ISO 8601 time after which the token is rejected with 401. */
+  expires_at?: string;
+  /** Instead of `expires_at`: how long from now, on the emulator's clock, e.g. `30d`, `12h`, `90m`, `45s`. */
+  expires_in?: string;
+}
+
+/** A token for {@link EmulatorControl.addToken}: without `token`, the emulator draws one. */
+export type NewTokenSpec = Omit<TokenSpec, "token"> & { token?: string };
+
+/** A token the emulator accepted: its secret (given or drawn) and when it expires. */
+export interface AddedToken {
+  token: string;
+  name?: string;
+  permissions: Permission[];
+  scope: string;
+  plan: Plan;
+  /** ISO 8601 UTC; absent when the token never expires. */
   expires_at?: string;
 }
 
@@ -161,8 +179,8 @@ export interface EmulatorControl {
   requestCounts(): Promise<Record<string, number>>;
   /** Start {@link requestCounts} from zero. */
   resetRequestCounts(): Promise<void>;
-  /** Accept one more service token. */
-  addToken(t: TokenSpec): Promise<void>;
+  /** Accept one more service token (the same token again replaces it); without `token`, a new one is drawn. */
+  addToken(t: NewTokenSpec): Promise<AddedToken>;
   /** Revoke a token (as rotating it in the console does): it answers 401 from then on. */
   revokeToken(token: string): Promise<void>;
   /** Change the durations of operations started from now on. */

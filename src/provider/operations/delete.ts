@@ -8,6 +8,7 @@ import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
 import { existingFailure } from "../messages";
 import { endProgress, progressFor } from "../progress";
+import { goneLine } from "../progress-line";
 import { resolveTimeouts } from "../timeouts";
 import type { ClusterOutputs } from "../types";
 import { WaitError } from "../waiter";
@@ -61,7 +62,7 @@ export async function deleteCluster(ctx: OperationContext, id: string, raw: Reco
     if (e instanceof OperationError) throw e;
     throw new OperationError(existingFailure(`deleting cluster ${id} failed`, e, secrets), codeOf(e, "operation_failed"));
   }
-  onProgress?.("deleting");
+  onProgress?.(goneLine(id, undefined));
   try {
     await waits.gone(id);
   } catch (e) {
