@@ -28,16 +28,22 @@ function clean(result: { stdout: string; stderr: string }): void {
   for (const pattern of NEVER) expect(`${result.stdout}\n${result.stderr}`).not.toMatch(pattern);
 }
 
+/** An emulator whose clusters run workloads, and a stack of the example on it. */
+async function appStack(stack: string): Promise<{ emu: LifecycleEmulator; project: PulumiProject }> {
+  await findPulumi();
+  const emu = await startLifecycleEmulator({ kubernetes: {} });
+  const project = await exampleProject("kubernetes-app", emu, stack);
+  // The test's PULUMI_HOME is empty: the CLI runs the plugin it finds on PATH, as it says.
+  project.env.PATH = `${kubernetesPluginDir()}:${process.env.PATH}`;
+  return { emu, project };
+}
+
 describe.skipIf(skip !== undefined)(`examples/kubernetes-app with the real Kubernetes plugin${skip ? ` (skipped: ${skip})` : ""}`, () => {
   let emu: LifecycleEmulator;
   let project: PulumiProject;
 
   beforeAll(async () => {
-    await findPulumi();
-    emu = await startLifecycleEmulator({ kubernetes: {} });
-    project = await exampleProject("kubernetes-app", emu);
-    // The test's PULUMI_HOME is empty: the CLI runs the plugin it finds on PATH, as it says.
-    project.env.PATH = `${kubernetesPluginDir()}:${process.env.PATH}`;
+    ({ emu, project } = await appStack("dev"));
   }, STEP);
   afterAll(async () => {
     await project?.destroy([], { allowFailure: true });
@@ -187,10 +193,7 @@ describe.skipIf(skip !== undefined)(
     let project: PulumiProject;
 
     beforeAll(async () => {
-      await findPulumi();
-      emu = await startLifecycleEmulator({ kubernetes: {} });
-      project = await exampleProject("kubernetes-app", emu, "console");
-      project.env.PATH = `${kubernetesPluginDir()}:${process.env.PATH}`;
+      ({ emu, project } = await appStack("console"));
     }, STEP);
     afterAll(async () => {
       await project?.destroy([], { allowFailure: true, env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
