@@ -187,8 +187,8 @@ describe("check", () => {
   });
 
   it("refuses an import id that is not of the cluster id's shape, before any API call", async () => {
-    const previous = useSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
-    onTestFinished(() => void useSettings(previous));
+    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
+    onTestFinished(() => void replaceProcessSettings(previous));
     const r = await clusterProvider.check({}, { ...valid, __import: "../../admin" });
     expect(r.failures).toEqual([
       {
