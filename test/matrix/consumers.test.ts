@@ -232,7 +232,8 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
     "the cms-ensure-kubernetes bin runs from the package: it takes binaries from KUBEBUILDER_ASSETS and prints their directory",
     async () => {
       const assets = workDir("cms-assets-");
-      for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kwok"]) fs.writeFileSync(path.join(assets, name), "", { mode: 0o755 });
+      for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kwok"])
+        fs.writeFileSync(path.join(assets, name), "", { mode: 0o755 });
       const bin = path.join(installed, "node_modules", ".bin", "cms-ensure-kubernetes");
       const out = await run(installed, bin, [], { KUBEBUILDER_ASSETS: assets });
       expect(out.trim().split("\n").at(-1)).toBe(assets);
