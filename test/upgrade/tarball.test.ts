@@ -114,14 +114,16 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
     // The `cms-ensure-kubernetes` bin: builds what `cms-emulator --kubernetes` runs.
     "scripts/ensure-kubernetes",
     "scripts/lib/go-build.sh",
-    "scripts/kubernetes/apiserver/go.sum",
+    "scripts/kubernetes/control-plane/go.sum",
+    "scripts/kubernetes/control-plane/kube-apiserver/main.go",
     "scripts/kubernetes/etcd/go.sum",
+    "scripts/kubernetes/kwok/go.sum",
   ])("holds %s", (file) => {
     expect(files).toContain(file);
   });
 
   it("holds nothing about working on the repository (the one script it holds is a user's bin)", () => {
-    const userTools = /^scripts\/(ensure-kubernetes|lib\/go-build\.sh|kubernetes\/(apiserver|etcd)\/(go\.mod|go\.sum|main\.go))$/;
+    const userTools = /^scripts\/(ensure-kubernetes|lib\/go-build\.sh|kubernetes\/(control-plane|etcd|kwok)\/(go\.mod|go\.sum|([\w-]+\/)?main\.go))$/;
     const inside = files.filter(
       (f) => (/^(test|bench|scripts|src|\.ci)\//.test(f) && !userTools.test(f)) || /^dist\/(test|bench)\//.test(f),
     );
