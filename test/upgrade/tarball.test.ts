@@ -123,7 +123,8 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
   });
 
   it("holds nothing about working on the repository (the one script it holds is a user's bin)", () => {
-    const userTools = /^scripts\/(ensure-kubernetes|lib\/go-build\.sh|kubernetes\/(control-plane|etcd|kwok)\/(go\.mod|go\.sum|([\w-]+\/)?main\.go))$/;
+    const userTools =
+      /^scripts\/(ensure-kubernetes|lib\/go-build\.sh|kubernetes\/(control-plane|etcd|kwok)\/(go\.mod|go\.sum|([\w-]+\/)?main\.go))$/;
     const inside = files.filter(
       (f) => (/^(test|bench|scripts|src|\.ci)\//.test(f) && !userTools.test(f)) || /^dist\/(test|bench)\//.test(f),
     );
