@@ -1,7 +1,8 @@
 /** `getCluster`: one cluster by id. */
 import * as pulumi from "@pulumi/pulumi";
-import { toClusterInfo, type ClusterInfo } from "../shared/cluster-info";
-import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
+import { lookupCluster } from "../provider/lookups";
+import type { ClusterInfo } from "../shared/cluster-info";
+import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getCluster}. */
 export interface GetClusterArgs {
@@ -21,8 +22,7 @@ export interface GetClusterOutputArgs {
 
 /** Fetch one cluster (GET /v1/clusters/{id}). Throws when it does not exist. */
 export async function getCluster(args: GetClusterArgs): Promise<ClusterInfo> {
-  const id = requireId("getCluster", "id", args?.id, "cluster (cls_...)");
-  return callApi("getCluster", args.connection, async (client) => toClusterInfo(await client.getCluster(id)));
+  return callApi("getCluster", args?.connection, lookupCluster(args));
 }
 
 /** {@link getCluster} taking Inputs and returning an Output. */

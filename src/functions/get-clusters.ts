@@ -1,9 +1,10 @@
 /** `getClusters`: every cluster the token can see, optionally by status. */
 import * as pulumi from "@pulumi/pulumi";
-import { CLUSTER_STATUSES, type ClusterStatus } from "../shared/wire-types";
-import { toClusterInfo, type ClusterInfo } from "../shared/cluster-info";
+import { type GetClustersResult, lookupClusters } from "../provider/lookups";
+import type { ClusterStatus } from "../shared/wire-types";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
-import { InvalidArgumentError } from "../shared/invalid-argument-error";
+
+export type { GetClustersResult };
 
 /** Arguments of {@link getClusters}. */
 export interface GetClustersArgs {
@@ -21,21 +22,9 @@ export interface GetClustersOutputArgs {
   connection?: FunctionConnectionInputs;
 }
 
-/** Result of {@link getClusters}. */
-export interface GetClustersResult {
-  /** The clusters, oldest first, from every page. */
-  clusters: ClusterInfo[];
-}
-
 /** List clusters (GET /v1/clusters), walking every page. */
 export async function getClusters(args: GetClustersArgs = {}): Promise<GetClustersResult> {
-  const status = args.status;
-  if (status !== undefined && !(CLUSTER_STATUSES as readonly string[]).includes(status)) {
-    throw new InvalidArgumentError(`getClusters: status must be one of ${CLUSTER_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
-  }
-  return callApi("getClusters", args.connection, async (client) => ({
-    clusters: (await client.listAllClusters(status ? { status } : {})).map(toClusterInfo),
-  }));
+  return callApi("getClusters", args?.connection, lookupClusters(args));
 }
 
 /** {@link getClusters} taking Inputs and returning an Output. */

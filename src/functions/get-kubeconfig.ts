@@ -1,6 +1,7 @@
 /** `getKubeconfig`: the kubeconfig of a cluster. */
 import * as pulumi from "@pulumi/pulumi";
-import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
+import { type GetKubeconfigResult, lookupKubeconfig } from "../provider/lookups";
+import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getKubeconfig}. */
 export interface GetKubeconfigArgs {
@@ -18,24 +19,14 @@ export interface GetKubeconfigOutputArgs {
   connection?: FunctionConnectionInputs;
 }
 
-/** Result of {@link getKubeconfig}. */
-export interface GetKubeconfigResult {
-  /** The cluster the kubeconfig reaches. */
-  clusterId: string;
-  /** Kubeconfig YAML. Treat as a secret: it grants admin access to the cluster. */
-  kubeconfig: string;
-}
+export type { GetKubeconfigResult };
 
 /**
  * Download a cluster's kubeconfig (GET /v1/clusters/{id}/kubeconfig). The plain-promise form
  * returns the text as is; prefer {@link getKubeconfigOutput}, which marks it secret.
  */
 export async function getKubeconfig(args: GetKubeconfigArgs): Promise<GetKubeconfigResult> {
-  const clusterId = requireId("getKubeconfig", "clusterId", args?.clusterId, "cluster (cls_...)");
-  return callApi("getKubeconfig", args.connection, async (client) => ({
-    clusterId,
-    kubeconfig: await client.getKubeconfig(clusterId),
-  }));
+  return callApi("getKubeconfig", args?.connection, lookupKubeconfig(args));
 }
 
 /** {@link getKubeconfig} taking Inputs; the result is a secret Output. */

@@ -1,7 +1,8 @@
 /** `getNode`: one node of a cluster. */
 import * as pulumi from "@pulumi/pulumi";
-import { toNodeInfo, type NodeInfo } from "../shared/cluster-info";
-import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
+import { lookupNode } from "../provider/lookups";
+import type { NodeInfo } from "../shared/cluster-info";
+import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getNode}. */
 export interface GetNodeArgs {
@@ -25,9 +26,7 @@ export interface GetNodeOutputArgs {
 
 /** Fetch one node (GET /v1/clusters/{id}/nodes/{node_id}). */
 export async function getNode(args: GetNodeArgs): Promise<NodeInfo> {
-  const clusterId = requireId("getNode", "clusterId", args?.clusterId, "cluster (cls_...)");
-  const nodeId = requireId("getNode", "nodeId", args?.nodeId, "node (node_...)");
-  return callApi("getNode", args.connection, async (client) => toNodeInfo(await client.getNode(clusterId, nodeId)));
+  return callApi("getNode", args?.connection, lookupNode(args));
 }
 
 /** {@link getNode} taking Inputs and returning an Output. */

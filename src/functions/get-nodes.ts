@@ -1,7 +1,7 @@
 /** `getNodes`: the nodes of a cluster. */
 import * as pulumi from "@pulumi/pulumi";
-import { toNodeInfo, type NodeInfo } from "../shared/cluster-info";
-import { callApi, requireId, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
+import { type GetNodesResult, lookupNodes } from "../provider/lookups";
+import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getNodes}. */
 export interface GetNodesArgs {
@@ -19,24 +19,11 @@ export interface GetNodesOutputArgs {
   connection?: FunctionConnectionInputs;
 }
 
-/** Result of {@link getNodes}. */
-export interface GetNodesResult {
-  /** The cluster the nodes belong to. */
-  clusterId: string;
-  /** Control planes first, then workers. */
-  nodes: NodeInfo[];
-  /** Node count reported by the API. */
-  total: number;
-}
+export type { GetNodesResult };
 
 /** List the nodes of a cluster (GET /v1/clusters/{id}/nodes). */
 export async function getNodes(args: GetNodesArgs): Promise<GetNodesResult> {
-  const clusterId = requireId("getNodes", "clusterId", args?.clusterId, "cluster (cls_...)");
-  return callApi("getNodes", args.connection, async (client) => {
-    const list = await client.listNodes(clusterId);
-    const nodes = list.items.map(toNodeInfo);
-    return { clusterId, nodes, total: typeof list.total === "number" ? list.total : nodes.length };
-  });
+  return callApi("getNodes", args?.connection, lookupNodes(args));
 }
 
 /** {@link getNodes} taking Inputs and returning an Output. */
