@@ -1,31 +1,25 @@
 /**
- * Progress lines to the engine. Native providers show a status next to the resource in the CLI's
- * progress view by logging ephemeral INFO messages tied to the resource's URN; the dynamic-provider
- * host does not offer that, but it is started with the engine's gRPC address as its first
- * argument, so we open our own Engine client to it. Outside that host there is no sink.
+ * Progress lines to the engine. A provider shows a status next to the resource in the CLI's
+ * progress view by logging ephemeral INFO messages tied to the resource's URN. Both hosts are
+ * started with the engine's gRPC address as an argument (the dynamic-provider host offers no log
+ * of its own), so we open our own Engine client to it. Without an address there is no sink.
  */
-import { createRequire } from "node:module";
-import { holdingLines } from "../../provider/progress";
-import type { ProgressSink } from "../../provider/progress-sink";
-import { engineAddressFromHost } from "./host-process";
+import { holdingLines } from "../provider/progress";
+import type { ProgressSink } from "../provider/progress-sink";
+import { pulumiGrpc } from "./pulumi-grpc";
 
-/** The engine's sink, or null outside the dynamic-provider host (or when it cannot be reached). */
-export function connectToEngine(): ProgressSink | null {
-  const address = engineAddressFromHost();
+/** The engine's sink at `address`, or null without one (or when it cannot be reached). */
+export function connectToEngine(address: string | undefined): ProgressSink | null {
   if (!address) return null;
   try {
-    // Load gRPC through @pulumi/pulumi so we use the very copy its generated stubs were built with.
-    const engineGrpcPath = require.resolve("@pulumi/pulumi/proto/engine_grpc_pb");
-    const fromPulumi = createRequire(engineGrpcPath);
-    const engproto = fromPulumi(require.resolve("@pulumi/pulumi/proto/engine_pb"));
+    const { grpc, engine: engproto, engineService } = pulumiGrpc();
     // The channel is opened by the first line actually sent: most operations of a service that
     // answers at once send none (see holdingLines), and opening one costs the host a few ms of CPU
     // while the engine's other calls wait.
     let client: { log(req: unknown, done: () => void): void } | undefined;
     const engine = () => {
       if (!client) {
-        const grpc = fromPulumi("@grpc/grpc-js");
-        const { EngineClient } = fromPulumi(engineGrpcPath);
+        const { EngineClient } = engineService;
         client = new EngineClient(address, grpc.credentials.createInsecure()) as NonNullable<typeof client>;
       }
       return client;

@@ -1,7 +1,7 @@
 /**
  * Progress lines for the person watching `pulumi up`: a status next to the resource in the CLI's
  * progress view, and warnings in its diagnostics. Where they go is the host's business (the
- * dynamic-provider host sends them to the engine: `hosts/dynamic/engine-progress.ts`); a tool or
+ * dynamic-provider host sends them to the engine: `hosts/engine-progress.ts`); a tool or
  * a test may take them instead (`settings.ts`). With neither (unit tests, the program process)
  * reporting is a no-op.
  */

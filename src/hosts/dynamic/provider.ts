@@ -5,7 +5,7 @@
  *
  * Loading this module inside the host sets the host up: the engine watchdog (exit when the engine
  * that started us is gone), the filter of the host's echoes of our errors (`host-echo.ts`), the
- * engine as the place progress lines go (`engine-progress.ts`) and the saving of the compile
+ * engine as the place progress lines go (`../engine-progress.ts`) and the saving of the compile
  * cache once the client is loaded (`compile-cache.ts`). Anywhere else (the program, tests) each
  * does nothing.
  */
@@ -23,12 +23,13 @@ import { offerHostProgress } from "../../provider/progress";
 import { processSettings, type ProviderSettings } from "../../provider/settings";
 import { processSlot } from "../../shared/process-slot";
 import { saveCompileCache } from "./compile-cache";
-import { connectToEngine } from "./engine-progress";
+import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "./engine-watchdog";
+import { engineAddressFromHost } from "./host-process";
 import { withoutHostEchoes } from "./host-echo";
 
 startEngineWatchdog();
-offerHostProgress(connectToEngine);
+offerHostProgress(() => connectToEngine(engineAddressFromHost()));
 // The client is most of what a host loads: its compiled code is saved for the next command's host
 // once the operation that waited for it has gone on.
 afterClientLoads(() => setImmediate(saveCompileCache));

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+/**
+ * `pulumi-resource-cms`: the native plugin. The engine starts it with its own address as the last
+ * argument; it serves the provider protocol on a loopback port and prints that port as its first
+ * line of stdout, as every resource plugin does. Progress lines go to the engine's log.
+ */
+import { safeMessage } from "../../connection";
+import { offerHostProgress } from "../../provider/progress";
+import { connectToEngine } from "../engine-progress";
+import { pulumiGrpc } from "../pulumi-grpc";
+import { providerHandlers } from "./server";
+
+/** The engine's address: the last argument that is not a flag. */
+export function engineAddressFromArgs(args: readonly string[]): string | undefined {
+  const addr = [...args].reverse().find((a) => !a.startsWith("-"));
+  return addr && /^[\w.\-[\]:]+:\d+$/.test(addr) ? addr : undefined;
+}
+
+/** A gRPC error for `e`: an init failure carries the cluster the engine must keep. */
+function grpcError(e: unknown, secrets: string[]) {
+  const { grpc, provider, status, any, struct } = pulumiGrpc();
+  const message = safeMessage(e, secrets);
+  const metadata = new grpc.Metadata();
+  const init = (e as { initFailure?: { id: string; properties: Record<string, unknown>; reasons: string[] } }).initFailure;
+  if (init) {
+    const detail = new provider.ErrorResourceInitFailed()
+      .setId(init.id)
+      .setProperties(struct.Struct.fromJavaScript(init.properties))
+      .setReasonsList(init.reasons);
+    const packed = new any.Any();
+    packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const st = new status.Status().setCode(grpc.status.UNKNOWN).setMessage(message);
+    st.addDetails(packed);
+    metadata.add("grpc-status-details-bin", Buffer.from(st.serializeBinary()));
+  }
+  return { code: grpc.status.UNKNOWN, details: message, message, metadata };
+}
+
+/** Serve until the engine goes away. */
+export async function serve(args: readonly string[]): Promise<void> {
+  const { grpc, providerService } = pulumiGrpc();
+  const address = engineAddressFromArgs(args);
+  offerHostProgress(() => connectToEngine(address));
+  const { handlers, secrets } = providerHandlers();
+  const implementation: Record<string, unknown> = {};
+  for (const name of Object.keys(providerService.ResourceProviderService)) {
+    const handler = handlers[name];
+    implementation[name] = (call: { request: unknown }, callback: (err: unknown, value?: unknown, trailer?: unknown) => void) => {
+      if (!handler) {
+        callback({ code: grpc.status.UNIMPLEMENTED, details: `${name} is not implemented by pulumi-resource-cms` });
+        return;
+      }
+      handler(call.request).then(
+        (value) => callback(null, value),
+        (e) => {
+          const err = grpcError(e, secrets());
+          callback(err, null, err.metadata);
+        },
+      );
+    };
+  }
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(providerService.ResourceProviderService, implementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err: Error | null, p: number) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  process.stdout.write(`${port}\n`);
+}
+
+if (require.main === module) {
+  serve(process.argv.slice(2)).catch((e) => {
+    process.stderr.write(`pulumi-resource-cms: ${safeMessage(e, [])}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * The package schema of the native plugin (`cms`): the Cluster resource, the lookups as functions,
+ * and the provider's configuration. YAML programs type-check against it; the Go SDK in `sdk/go`
+ * is generated from it (`npm run gen:sdk`). Property names are the dynamic face's, so one program
+ * reads the same in either face.
+ */
+import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../../shared/wire-types";
+
+const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra });
+const int = (description: string) => ({ type: "integer", description });
+const oneOf = (values: readonly string[]) => values.join(", ");
+
+const CONNECTION = {
+  description: "Explicit endpoint and token for one resource or call; each overrides the provider's configuration.",
+  type: "object",
+  properties: {
+    endpoint: str("Base URL of the service, without `/v1`. Default: the provider's `endpoint`, then `CMS_ENDPOINT`."),
+    token: str("API token, always stored as a secret. Default: the provider's `token`, then `CMS_TOKEN`.", { secret: true }),
+  },
+};
+
+/** What the service reports about a cluster, in the order of `shared/cluster-info.ts`. */
+const CLUSTER_ATTRIBUTES = {
+  name: str("Cluster name."),
+  status: str(`Status as last seen: ${oneOf(CLUSTER_STATUSES)}.`),
+  phase: str(`Where the cluster runs: ${oneOf(PHASES)}.`),
+  controlPlanes: int("Number of control planes (1 or 3)."),
+  workers: int("Number of workers (as the service reports them, after a refresh)."),
+  nodeSize: str(`Size of every node: ${oneOf(NODE_SIZES)}.`),
+  nodeCount: int("Total node count."),
+  endpoint: str("Kubernetes API server URL, `https://<host>:<port>`."),
+  kubernetesVersion: str("Kubernetes version, `v<major>.<minor>.<patch>`."),
+  createdAt: str("Creation time, ISO 8601 UTC."),
+  updatedAt: str("Last change, ISO 8601 UTC."),
+  infraId: str("Target infrastructure."),
+};
+
+const CLUSTER_INPUTS = {
+  name: str(
+    "Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the stack, the resource and the engine's random seed. Changing it replaces the cluster.",
+  ),
+  controlPlanes: int("Number of control planes: 1 or 3. Changing it replaces the cluster."),
+  workers: int("Number of workers, at least 1. Updated in place."),
+  nodeSize: str(`Size of every node: ${oneOf(NODE_SIZES)}. Updated in place.`),
+  phase: str(`Where the cluster runs: ${oneOf(PHASES)}; default \`managed\`. Changing it replaces the cluster.`),
+  infraId: str("Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster."),
+  connection: { $ref: "#/types/cms:index:Connection", description: "Explicit endpoint and token for this cluster." },
+};
+
+const CLUSTER_INFO_REF = { $ref: "#/types/cms:index:ClusterInfo" };
+const NODE_INFO = {
+  description: "A node as the service reports it.",
+  type: "object",
+  properties: {
+    id: str("Node id, `node_...`."),
+    clusterId: str("Id of the parent cluster."),
+    name: str("Node name."),
+    role: str("Role: controlplane or worker."),
+    status: str(`Status: ${oneOf(NODE_STATUSES)}.`),
+    nodeSize: str("Node size."),
+    ipAddress: str("Internal IP address."),
+    kubernetesVersion: str("Kubernetes version of the node."),
+    talosVersion: str("Version of the node operating system."),
+    createdAt: str("Creation time, ISO 8601."),
+  },
+  required: ["id", "clusterId", "name", "role", "status", "nodeSize", "ipAddress", "kubernetesVersion", "talosVersion", "createdAt"],
+};
+
+const CONNECTION_ARG = { $ref: "#/types/cms:index:Connection", description: "Explicit endpoint and token for this call." };
+const fn = (description: string, inputs: Record<string, unknown>, required: string[], outputs: unknown) => ({
+  description,
+  inputs: { properties: { ...inputs, connection: CONNECTION_ARG }, required },
+  outputs,
+});
+
+/** The schema, for a plugin of version `version`. */
+export function packageSchema(version: string): Record<string, unknown> {
+  return {
+    name: "cms",
+    displayName: "Cluster Management Service",
+    version,
+    description: "Managed Kubernetes clusters of the Cluster Management Service.",
+    keywords: ["pulumi", "kubernetes", "category/cloud", "kind/native"],
+    license: "Apache-2.0",
+    repository: "https://github.com/pulumi-cms/pulumi-cms",
+    publisher: "pulumi-cms",
+    config: {
+      variables: {
+        endpoint: str("Base URL of the service, without `/v1`. Default: `CMS_ENDPOINT`."),
+        token: str("API token; set it with `pulumi config set --secret cms:token`. Default: `CMS_TOKEN`.", { secret: true }),
+      },
+    },
+    provider: {
+      description: "The provider of the Cluster Management Service: where it is and the token to use.",
+      inputProperties: {
+        endpoint: str("Base URL of the service, without `/v1`. Default: `CMS_ENDPOINT`."),
+        token: str("API token, stored as a secret. Default: `CMS_TOKEN`.", { secret: true }),
+      },
+    },
+    types: {
+      "cms:index:Connection": CONNECTION,
+      "cms:index:ClusterInfo": {
+        description: "A cluster as the service reports it.",
+        type: "object",
+        properties: { id: str("Cluster id, `cls_...`."), ...CLUSTER_ATTRIBUTES },
+        required: ["id", "name", "status", "phase", "controlPlanes", "workers", "nodeSize"],
+      },
+      "cms:index:NodeInfo": NODE_INFO,
+    },
+    resources: {
+      "cms:index:Cluster": {
+        description:
+          "A Kubernetes cluster of the Cluster Management Service. Created and waited for until `running`; `workers` and `nodeSize` change in place, every other input replaces the cluster. The kubeconfig is a secret.",
+        inputProperties: CLUSTER_INPUTS,
+        requiredInputs: ["controlPlanes", "workers", "nodeSize"],
+        properties: {
+          ...CLUSTER_ATTRIBUTES,
+          kubeconfig: str("Admin kubeconfig of the cluster (YAML).", { secret: true }),
+          connection: CLUSTER_INPUTS.connection,
+        },
+        required: ["name", "status", "phase", "controlPlanes", "workers", "nodeSize"],
+      },
+    },
+    functions: {
+      "cms:index:getCluster": fn("One cluster by id.", { id: str("Cluster id, `cls_...`.") }, ["id"], CLUSTER_INFO_REF),
+      "cms:index:getClusters": fn(
+        "Every cluster the token can see, optionally only those in one status.",
+        { status: str(`Keep only clusters with this status: ${oneOf(CLUSTER_STATUSES)}.`) },
+        [],
+        {
+          type: "object",
+          properties: { clusters: { type: "array", items: CLUSTER_INFO_REF, description: "The clusters, oldest first." } },
+          required: ["clusters"],
+        },
+      ),
+      "cms:index:getNodes": fn("The nodes of a cluster.", { clusterId: str("Cluster id, `cls_...`.") }, ["clusterId"], {
+        type: "object",
+        properties: {
+          clusterId: str("The cluster the nodes belong to."),
+          nodes: { type: "array", items: { $ref: "#/types/cms:index:NodeInfo" }, description: "Control planes first, then workers." },
+          total: int("Node count reported by the service."),
+        },
+        required: ["clusterId", "nodes", "total"],
+      }),
+      "cms:index:getNode": fn(
+        "One node of a cluster.",
+        { clusterId: str("Cluster id, `cls_...`."), nodeId: str("Node id, `node_...`.") },
+        ["clusterId", "nodeId"],
+        { $ref: "#/types/cms:index:NodeInfo" },
+      ),
+      "cms:index:getKubeconfig": fn("The admin kubeconfig of a cluster.", { clusterId: str("Cluster id, `cls_...`.") }, ["clusterId"], {
+        type: "object",
+        properties: {
+          clusterId: str("The cluster the kubeconfig reaches."),
+          kubeconfig: str("Kubeconfig YAML.", { secret: true }),
+        },
+        required: ["clusterId", "kubeconfig"],
+      }),
+    },
+    language: {
+      go: {
+        importBasePath: "github.com/pulumi-cms/pulumi-cms/sdk/go/cms",
+        generateResourceContainerTypes: true,
+        respectSchemaVersion: true,
+      },
+    },
+  };
+}

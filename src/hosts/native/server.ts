@@ -1,0 +1,283 @@
+/**
+ * The native plugin's side of the engine's provider protocol, for `cms:index:Cluster` and the
+ * lookups: each call turned into the core's operation (`provider/operations/`), with what the
+ * engine sends that the dynamic host drops (the provider's configuration, the operation's timeout,
+ * preview, the URN, nil properties on `pulumi import`) taken from the request.
+ */
+import { randomBytes } from "node:crypto";
+import { PACKAGE_VERSION } from "../../client/version";
+import { type ConnectionInputs, dropEmpty, resolveConnection } from "../../connection";
+import { plainTokenRefusal } from "../../connection/plain-token";
+import { diffCluster } from "../../provider/diff";
+import { ClusterInitError } from "../../provider/errors";
+import {
+  lookupCluster,
+  lookupClusters,
+  lookupKubeconfig,
+  lookupNode,
+  lookupNodes,
+  type LookupCall,
+  runLookup,
+} from "../../provider/lookups";
+import { SEED_PATTERN } from "../../provider/naming";
+import { check } from "../../provider/operations/check";
+import { emptyProviderMemory, OperationContext } from "../../provider/operations/context";
+import { create } from "../../provider/operations/create";
+import { deleteCluster } from "../../provider/operations/delete";
+import { read } from "../../provider/operations/read";
+import { update } from "../../provider/operations/update";
+import { stopExpecting } from "../../provider/shared-poll";
+import { processSettings } from "../../provider/settings";
+import { UNKNOWN } from "../../provider/unknown";
+import { drawnSeeds } from "../../shared/drawn-seeds";
+import { pulumiGrpc } from "../pulumi-grpc";
+import { fromStruct, markSecrets, reveal, secret, withoutPerRequest } from "./properties";
+import { packageSchema } from "./schema";
+
+/** The one resource type this plugin serves. */
+export const CLUSTER_TYPE = "cms:index:Cluster";
+
+// biome-ignore lint/suspicious/noExplicitAny: protobuf messages of the generated stubs
+type Handler = (req: any) => Promise<any>;
+
+const LOOKUPS: Record<string, (args: Record<string, unknown>) => LookupCall<unknown>> = {
+  "cms:index:getCluster": lookupCluster,
+  "cms:index:getClusters": lookupClusters,
+  "cms:index:getNodes": lookupNodes,
+  "cms:index:getNode": lookupNode,
+  "cms:index:getKubeconfig": lookupKubeconfig,
+};
+
+/** Secret members of each lookup's result. */
+const SECRET_RESULTS: Record<string, string[]> = { "cms:index:getKubeconfig": ["kubeconfig"] };
+
+/** The engine's timeout (seconds; 0 when the program set none) as the core's timeout strings. */
+function timeouts(op: "create" | "update" | "delete", seconds: number): Record<string, unknown> {
+  return seconds > 0 ? { __timeouts: { [op]: `${seconds}s` } } : {};
+}
+
+/**
+ * The stack's auto-name seed, kept in the provider's own inputs (`__seed`): drawn once, when the
+ * provider is first checked, and read back from the state by every later run. The engine's own
+ * random seed is new on every run, so a create killed before it reported its cluster would be
+ * re-created under another name; with this one the next run derives the same name and takes over
+ * the cluster it finds (`provider/adoption.ts`), as the dynamic face does with its seed resource.
+ */
+function stackSeed(olds: Record<string, unknown>): string {
+  if (typeof olds.__seed === "string" && SEED_PATTERN.test(olds.__seed)) return olds.__seed;
+  const seed = randomBytes(16).toString("hex");
+  // New to the stack: no earlier run can have made a cluster with a name derived from it.
+  drawnSeeds().add(seed);
+  return seed;
+}
+
+/** The connection settings in a provider configuration, secrets revealed. */
+function configured(props: Record<string, unknown>): ConnectionInputs {
+  const plain = reveal(props) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  return dropEmpty({ endpoint: text(plain.endpoint), token: text(plain.token) });
+}
+
+/** The handlers of the ResourceProvider service on one provider's memory, and the secrets its messages must not show. */
+export function providerHandlers(): { handlers: Record<string, Handler>; secrets: () => string[] } {
+  const { provider: proto, struct, empty, plugin } = pulumiGrpc();
+  const memory = emptyProviderMemory();
+  let seed: string | undefined;
+  const ctx = new OperationContext(
+    () => memory,
+    () => processSettings(),
+  );
+  const toStruct = (value: Record<string, unknown>) => struct.Struct.fromJavaScript(value);
+  const requireCluster = (type: string) => {
+    if (type && type !== CLUSTER_TYPE) throw new Error(`unknown resource type ${type}: this plugin serves ${CLUSTER_TYPE}`);
+  };
+  const typeOf = (urn: string) => urn.split("::")[2] ?? "";
+
+  const handlers: Record<string, Handler> = {
+    async getPluginInfo() {
+      return new plugin.PluginInfo().setVersion(PACKAGE_VERSION);
+    },
+    async getSchema(req) {
+      if (req.getVersion() !== 0) throw new Error(`unsupported schema version ${req.getVersion()}`);
+      return new proto.GetSchemaResponse().setSchema(JSON.stringify(packageSchema(PACKAGE_VERSION)));
+    },
+    async checkConfig(req) {
+      const news = fromStruct(req.getNews());
+      const failures: Array<{ property: string; reason: string }> = [];
+      for (const key of ["endpoint", "token"]) {
+        const v = reveal(news[key]);
+        if (v !== undefined && v !== UNKNOWN && typeof v !== "string") failures.push({ property: key, reason: `${key} must be a string` });
+      }
+      // The engine sends the configuration here with secrets revealed: marked again, the token is
+      // never stored plain in the provider's state (a plain one is refused in configure).
+      const inputs = {
+        ...news,
+        ...(news.token !== undefined ? { token: secret(news.token) } : {}),
+        __seed: stackSeed(fromStruct(req.getOlds())),
+      };
+      return checkResponse(inputs, failures);
+    },
+    async diffConfig(req) {
+      const olds = configured(fromStruct(req.getOlds()));
+      const news = configured(fromStruct(req.getNews()));
+      // Where the service is and which token reaches it are not what the clusters are made of.
+      const changed = olds.endpoint !== news.endpoint || olds.token !== news.token;
+      return new proto.DiffResponse().setChanges(
+        changed ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE,
+      );
+    },
+    async configure(req) {
+      const args = req.getArgs() ? fromStruct(req.getArgs()) : variables(req.getVariablesMap());
+      // With secrets accepted, a token set without `--secret` arrives plain: Pulumi.<stack>.yaml
+      // holds it unencrypted. Refused as the dynamic face refuses it, naming the fix.
+      if (req.getArgs() && req.getAcceptsecrets() && typeof args.token === "string" && args.token !== UNKNOWN) {
+        throw new Error(plainTokenRefusal(args.token, "[]"));
+      }
+      memory.configured = configured(args);
+      seed = typeof args.__seed === "string" ? args.__seed : undefined;
+      return new proto.ConfigureResponse()
+        .setAcceptsecrets(true)
+        .setSupportspreview(true)
+        .setAcceptresources(false)
+        .setAcceptoutputs(false);
+    },
+    async check(req) {
+      requireCluster(req.getType() || typeOf(req.getUrn()));
+      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
+      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const result = await check(ctx, olds, { ...news, __urn: req.getUrn(), ...(seed && news.name == null ? { __seed: seed } : {}) });
+      return checkResponse(markSecrets(result.inputs as Record<string, unknown>), result.failures ?? []);
+    },
+    async diff(req) {
+      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
+      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const d = diffCluster(olds, news);
+      if (!d.changes) stopExpecting(req.getUrn());
+      const resp = new proto.DiffResponse()
+        .setChanges(d.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
+        .setReplacesList(d.replaces)
+        .setStablesList(d.stables)
+        .setDiffsList(d.diffs)
+        .setDeletebeforereplace(d.deleteBeforeReplace)
+        .setHasdetaileddiff(true);
+      for (const [prop, pd] of Object.entries(d.detailedDiff)) {
+        resp.getDetaileddiffMap().set(prop, new proto.PropertyDiff().setKind(proto.PropertyDiff.Kind[pd.kind]).setInputdiff(pd.inputDiff));
+      }
+      return resp;
+    },
+    async create(req) {
+      requireCluster(req.getType() || typeOf(req.getUrn()));
+      const inputs = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      if (req.getPreview()) {
+        stopExpecting(req.getUrn());
+        return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs))));
+      }
+      const result = await withInitFailure(() => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }));
+      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs as Record<string, unknown>)));
+    },
+    async read(req) {
+      const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      const oldInputs = reveal(fromStruct(req.getInputs())) as Record<string, unknown>;
+      // `pulumi import` reads with no properties at all: the cluster is looked up like `Cluster.get`,
+      // so a wrong id fails naming it instead of importing nothing.
+      const importing = Object.keys(props).length === 0;
+      const result = await read(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...(importing ? { __get: true } : {}) });
+      const resp = new proto.ReadResponse().setId(result.id ?? "");
+      if (!result.id) return resp;
+      resp.setProperties(toStruct(markSecrets(result.props ?? {})));
+      // A refresh keeps the program's inputs apart from what it corrects; an import starts from the cluster.
+      const inputs = importing
+        ? importedInputs(result.inputs ?? {})
+        : { ...oldInputs, ...pick(result.inputs ?? {}, ["workers", "nodeSize"]) };
+      resp.setInputs(toStruct(markSecrets(inputs)));
+      return resp;
+    },
+    async update(req) {
+      requireCluster(req.getType() || typeOf(req.getUrn()));
+      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
+      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      if (req.getPreview()) {
+        stopExpecting(req.getUrn());
+        return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news })));
+      }
+      const result = await withInitFailure(() =>
+        update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
+      );
+      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs as Record<string, unknown>)));
+    },
+    async delete(req) {
+      const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      await deleteCluster(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...timeouts("delete", req.getTimeout()) });
+      return new empty.Empty();
+    },
+    async invoke(req) {
+      const tok = req.getTok();
+      const lookup = LOOKUPS[tok];
+      if (!lookup) throw new Error(`unknown function ${tok}: this plugin serves ${Object.keys(LOOKUPS).join(", ")}`);
+      const args = reveal(fromStruct(req.getArgs())) as Record<string, unknown>;
+      const name = tok.replace(/^cms:index:/, "");
+      const call = lookup(args);
+      const explicit = dropEmpty((args.connection ?? {}) as ConnectionInputs);
+      const connection = resolveConnection({ explicit, config: memory.configured, env: process.env, caller: "function" });
+      const result = (await runLookup(name, connection, call)) as Record<string, unknown>;
+      const marked = { ...result };
+      for (const k of SECRET_RESULTS[tok] ?? []) marked[k] = secret(marked[k]);
+      return new proto.InvokeResponse().setReturn(toStruct(marked));
+    },
+    async cancel() {
+      return new empty.Empty();
+    },
+    async attach() {
+      return new empty.Empty();
+    },
+  };
+  return { handlers, secrets: () => (memory.configured.token ? [memory.configured.token] : []) };
+
+  function checkResponse(inputs: Record<string, unknown>, failures: Array<{ property: string; reason: string }>) {
+    const resp = new proto.CheckResponse().setInputs(toStruct(inputs));
+    resp.setFailuresList(failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
+    return resp;
+  }
+}
+
+/** The engine's older form of the configuration: `cms:config:<key>` to a string (JSON for non-strings). */
+function variables(map: { forEach(fn: (value: string, key: string) => void): void }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  map.forEach((value, key) => {
+    out[key.replace(/^cms:config:/, "")] = value;
+  });
+  return out;
+}
+
+/** What a preview shows for a cluster to be created: the inputs, every reported value unknown. */
+function previewOutputs(inputs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...inputs };
+  for (const k of ["status", "nodeCount", "endpoint", "kubernetesVersion", "createdAt", "updatedAt", "kubeconfig"]) out[k] = UNKNOWN;
+  return out;
+}
+
+/** The inputs a `pulumi import` records: the cluster's own values, nothing carried over. */
+function importedInputs(inputs: Record<string, unknown>): Record<string, unknown> {
+  return pick(inputs, ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"]);
+}
+
+function pick(from: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => from[k] !== undefined).map((k) => [k, from[k]]));
+}
+
+/**
+ * Run an operation; a cluster that exists but is not ready becomes the engine's "resource
+ * initialization failed" (the engine keeps it, with these properties, for the next run).
+ */
+async function withInitFailure<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    if (e instanceof ClusterInitError) {
+      throw Object.assign(new Error(e.message), {
+        initFailure: { id: e.id, properties: markSecrets(withoutPerRequest(e.properties)), reasons: e.reasons },
+      });
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Existing clusters into native stacks: `pulumi import` of `cms:index:Cluster`, and a stack moved
+ * from the dynamic resource to the native one without recreating its cluster.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findPulumi, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
+import { CLUSTER_TYPE as DYNAMIC_TYPE, createProject, type LifecycleEmulator, startLifecycleEmulator } from "../lifecycle/harness.mjs";
+import { createNativeProject, nativePluginBin } from "../support/native";
+
+const STEP = 240_000;
+const CLUSTER = "cms:index:Cluster";
+
+describe("pulumi import cms:index:Cluster", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    project = await createNativeProject({
+      name: "native-import",
+      files: { "Pulumi.yaml": "name: native-import\nruntime: yaml\n" },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    await project?.destroy([], { allowFailure: true });
+    await project?.dispose();
+    await emu?.close();
+  });
+
+  it(
+    "takes an existing cluster into the stack, and the program it writes previews with no changes",
+    async () => {
+      const created = await emu.api("POST", "/v1/clusters", { name: "existing", control_planes: 1, workers: 2, node_size: "medium" });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      await emu.waitForCluster(id, (c) => c?.status === "running");
+
+      const generated = path.join(project.dir, "imported.yaml");
+      const imported = await project.run(["import", CLUSTER, "existing", id, "--yes", "--protect=false", "--out", generated]);
+      expect(imported.output).toMatch(/=\s+cms:index:Cluster\s+existing\s+import/);
+      const state = await project.exportStack();
+      expect(state.resources.filter((r) => r.type === CLUSTER).map((r) => r.id)).toEqual([id]);
+      expect(state.text).not.toContain(emu.token);
+
+      // The generated resource, as the program: nothing to change.
+      const program = fs.readFileSync(generated, "utf8");
+      expect(program).toContain("workers: 2");
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `name: native-import\nruntime: yaml\n${program}`);
+      await project.preview(["--expect-no-changes"]);
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
+    },
+    STEP,
+  );
+
+  it(
+    "of an id that does not exist fails naming it, and records nothing",
+    async () => {
+      const result = await project.run(["import", CLUSTER, "ghost", "cls_0123456789abcdef", "--yes"], { allowFailure: true });
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain("cls_0123456789abcdef");
+      expect(result.output).not.toMatch(/reading 'toJavaScript'/);
+      expect((await project.exportStack()).resources.filter((r) => r.urn.endsWith("::ghost"))).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+describe("a stack moved from the dynamic Cluster to the native one", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    const [bin, { binDir }] = await Promise.all([nativePluginBin(), findPulumi()]);
+    project = await createProject({
+      name: "moving",
+      config: { ...emu.stackConfig(), "moving:name": "kept", "moving:workers": "2" },
+      secretConfig: emu.secretConfig(),
+      env: { PATH: [binDir, bin, process.env.PATH ?? ""].join(path.delimiter) },
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    await project?.destroy([], { allowFailure: true });
+    await project?.dispose();
+    await emu?.close();
+  });
+
+  it(
+    "keeps its cluster: state delete of the dynamic resource, then the native one with the import option",
+    async () => {
+      await project.up();
+      const { id } = await project.outputs();
+      const [dynamic] = (await project.exportStack()).resources.filter((r) => r.type === DYNAMIC_TYPE);
+
+      // The steps the README gives.
+      await project.run(["state", "delete", dynamic.urn, "--yes"]);
+      const cluster = (extra: string) =>
+        `name: moving\nruntime: yaml\nresources:\n  cluster:\n    type: ${CLUSTER}\n    properties:\n      name: kept\n      controlPlanes: 1\n      workers: 2\n      nodeSize: small\n${extra}outputs:\n  id: \${cluster.id}\n`;
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), cluster(`    options:\n      import: ${id}\n`));
+      const up = await project.up();
+      expect(up.steps.filter((s) => s.kind === "outputs" && s.type === CLUSTER).map((s) => s.op)).toEqual(["import"]);
+      expect((await project.outputs()).id).toBe(id);
+
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), cluster(""));
+      await project.preview(["--expect-no-changes"]);
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
+
+      await project.destroy();
+      expect(await emu.clusters()).toEqual([]);
+    },
+    STEP,
+  );
+});

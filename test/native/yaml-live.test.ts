@@ -1,0 +1,297 @@
+/**
+ * The native plugin under a YAML program and the real CLI: `pulumi-resource-cms` installed from
+ * the package's tarball, `pulumi-language-yaml` built from Go modules (scripts/ensure-pulumi).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
+import { eventually, killTree, type LifecycleEmulator, startLifecycleEmulator } from "../lifecycle/harness.mjs";
+import { createNativeProject } from "../support/native";
+
+const STEP = 240_000;
+const CLUSTER = "cms:index:Cluster";
+
+/** A YAML program of one Cluster whose sizes come from the project's config, read back through getCluster. */
+function yamlProgram(options: { createTimeout?: string; name?: string } = {}): string {
+  const timeouts = options.createTimeout ? `    options:\n      customTimeouts:\n        create: ${options.createTimeout}\n` : "";
+  return `name: native-yaml
+runtime: yaml
+config:
+  workers:
+    type: integer
+    default: 1
+  controlPlanes:
+    type: integer
+    default: 1
+resources:
+  cluster:
+    type: ${CLUSTER}
+    properties:
+${options.name ? `      name: ${options.name}\n` : ""}      controlPlanes: \${controlPlanes}
+      workers: \${workers}
+      nodeSize: small
+${timeouts}variables:
+  found:
+    fn::invoke:
+      function: cms:index:getCluster
+      arguments:
+        id: \${cluster.id}
+outputs:
+  id: \${cluster.id}
+  name: \${cluster.name}
+  status: \${cluster.status}
+  workers: \${cluster.workers}
+  kubeconfig: \${cluster.kubeconfig}
+  foundName: \${found.name}
+  foundStatus: \${found.status}
+`;
+}
+
+async function apiCalls(emu: LifecycleEmulator): Promise<number> {
+  const counts = (await emu.control.requestCounts()) as Record<string, number>;
+  return Object.entries(counts)
+    .filter(([route]) => route.includes("/v1/"))
+    .reduce((n, [, c]) => n + c, 0);
+}
+
+const clusterSteps = (r: { steps: Array<{ kind: string; op: string; type: string }> }) =>
+  r.steps.filter((s) => s.kind === "outputs" && s.type === CLUSTER).map((s) => s.op);
+
+describe("a YAML program on the native plugin", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram() },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    await project?.destroy([], { allowFailure: true });
+    await project?.dispose();
+    await emu?.close();
+  });
+
+  it(
+    "previews a new stack without a single call to the service",
+    async () => {
+      const before = await apiCalls(emu);
+      const preview = await project.preview();
+      expect(preview.output).toMatch(/\+\s+cms:index:Cluster\s+cluster\s+create/);
+      expect(await apiCalls(emu)).toBe(before);
+    },
+    STEP,
+  );
+
+  it(
+    "creates the cluster, waits for running, and reads it back through getCluster",
+    async () => {
+      await project.up();
+      const out = await project.outputs();
+      expect(out.status).toBe("running");
+      expect(out.foundStatus).toBe("running");
+      expect(out.foundName).toBe(out.name);
+      expect(out.name).toMatch(/^cluster-[0-9a-z]{7}$/);
+      const [cluster] = await emu.clusters();
+      expect(cluster).toMatchObject({ id: out.id, status: "running", workers: 1 });
+    },
+    STEP,
+  );
+
+  it(
+    "keeps the token and the kubeconfig out of pulumi stack export, in the provider's state too",
+    async () => {
+      const { id } = await project.outputs();
+      const kubeconfig = (await emu.api("GET", `/v1/clusters/${id}/kubeconfig`)).text;
+      const exported = (await project.exportStack()).text;
+      expect(exported).not.toContain(emu.token);
+      for (const line of kubeconfig.split("\n").filter((l) => /data:/.test(l))) expect(exported).not.toContain(line.trim());
+      const state = JSON.parse(exported);
+      const resources = state.deployment.resources as Array<{
+        type: string;
+        inputs: Record<string, unknown>;
+        outputs: Record<string, unknown>;
+      }>;
+      const provider = resources.find((r) => r.type === "pulumi:providers:cms");
+      expect(provider?.inputs.token).toHaveProperty("ciphertext");
+      const cluster = resources.find((r) => r.type === CLUSTER);
+      expect(cluster?.outputs.kubeconfig).toHaveProperty("ciphertext");
+      expect(Object.keys(cluster?.inputs ?? {}).filter((k) => ["__urn", "__timeouts", "__provider"].includes(k))).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    "changes workers in place with one PATCH, the diff naming the property",
+    async () => {
+      const { id } = await project.outputs();
+      await project.setConfig("workers", 2);
+      const preview = await project.preview(["--diff"]);
+      expect(preview.output).toMatch(/~ workers\s*:\s*1 => 2/);
+      const before = ((await emu.control.requestCounts()) as Record<string, number>)["PATCH /v1/clusters/:cluster_id"] ?? 0;
+      const up = await project.up();
+      expect(clusterSteps(up)).toEqual(["update"]);
+      expect((await project.outputs()).id).toBe(id);
+      expect(((await emu.control.requestCounts()) as Record<string, number>)["PATCH /v1/clusters/:cluster_id"]).toBe(before + 1);
+      expect((await emu.clusters()).find((c) => c.id === id)).toMatchObject({ workers: 2, status: "running" });
+      await project.preview(["--expect-no-changes"]);
+    },
+    STEP,
+  );
+
+  it(
+    "replaces the cluster when controlPlanes changes: the new one first, then the old one goes",
+    async () => {
+      const { id: oldId } = await project.outputs();
+      await project.setConfig("controlPlanes", 3);
+      const up = await project.up();
+      expect(clusterSteps(up)).toEqual(expect.arrayContaining(["create-replacement", "replace", "delete-replaced"]));
+      const { id: newId, status } = await project.outputs();
+      expect(newId).not.toBe(oldId);
+      expect(status).toBe("running");
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([newId]);
+    },
+    STEP,
+  );
+
+  it(
+    "destroys the cluster",
+    async () => {
+      await project.destroy();
+      await eventually(async () => (await emu.clusters()).length === 0, { timeoutMs: 30_000, what: "no cluster left" });
+      expect((await project.exportStack()).resources.filter((r) => r.type === CLUSTER)).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+describe("a YAML program's customTimeouts", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator({ provisionSeconds: 600 });
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram({ createTimeout: "4s" }) },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    await project?.destroy([], { allowFailure: true });
+    await project?.dispose();
+    await emu?.close();
+  });
+
+  it(
+    "end a slow create at that time, name it, and keep the cluster in the stack for the next run",
+    async () => {
+      const up = await project.up([], { allowFailure: true });
+      expect(up.code).not.toBe(0);
+      expect(up.output).toContain("create timeout");
+      expect(up.output).toContain("4s");
+      // Bounded by the engine's timeout, not the emulator's ten minutes.
+      expect(up.durationMs).toBeLessThan(120_000);
+      const [cluster] = await emu.clusters();
+      expect(cluster.status).toBe("provisioning");
+      const kept = (await project.exportStack()).resources.filter((r) => r.type === CLUSTER);
+      expect(kept.map((r) => r.id)).toEqual([cluster.id]);
+      expect(kept[0].initErrors?.join("\n")).toContain("create timeout");
+    },
+    STEP,
+  );
+});
+
+describe("two stacks of one YAML project on one token", () => {
+  let emu: LifecycleEmulator;
+  let first: PulumiProject;
+  let second: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    const files = { "Pulumi.yaml": yamlProgram() };
+    first = await createNativeProject({ name: "native-yaml", files, config: emu.stackConfig(), secretConfig: emu.secretConfig() });
+    second = await createNativeProject({ name: "native-yaml", files, config: emu.stackConfig(), secretConfig: emu.secretConfig() });
+  }, STEP);
+
+  afterAll(async () => {
+    for (const p of [first, second]) {
+      await p?.destroy([], { allowFailure: true });
+      await p?.dispose();
+    }
+    await emu?.close();
+  });
+
+  it(
+    "each create its own auto-named cluster, and destroying one leaves the other",
+    async () => {
+      await first.up();
+      await second.up();
+      const [a, b] = [await first.outputs(), await second.outputs()];
+      expect(a.name).not.toBe(b.name);
+      expect(a.id).not.toBe(b.id);
+      await first.destroy();
+      await eventually(async () => (await emu.clusters()).map((c) => c.id).join() === b.id, {
+        timeoutMs: 30_000,
+        what: "only the second stack's cluster left",
+      });
+      await second.preview(["--expect-no-changes"]);
+    },
+    STEP,
+  );
+});
+
+describe("a YAML program's create killed with the CLI", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator({ provisionSeconds: 5 });
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram() },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    await project?.destroy([], { allowFailure: true });
+    await project?.dispose();
+    await emu?.close();
+  });
+
+  it(
+    "leaves no orphan: the next run takes over the cluster the killed one created",
+    async () => {
+      let pid: number | undefined;
+      const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
+      let finished = false;
+      void run.then(() => (finished = true));
+      await eventually(async () => finished || (await emu.clusters()).length > 0, {
+        timeoutMs: 120_000,
+        intervalMs: 25,
+        what: "the create's POST",
+      });
+      expect(finished, "the up ended before its cluster was created").toBe(false);
+      killTree(pid as number);
+      await run;
+      const [orphan] = await emu.clusters();
+      expect(orphan.status).toBe("provisioning");
+
+      await project.cancel();
+      const next = await project.up([], { allowFailure: true });
+      expect(next.code, next.output.split("\n").slice(-30).join("\n")).toBe(0);
+      expect(next.output).toContain(`cluster ${orphan.id}`);
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([orphan.id]);
+      expect((await project.outputs()).id).toBe(orphan.id);
+    },
+    STEP,
+  );
+});

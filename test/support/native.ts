@@ -1,0 +1,63 @@
+/**
+ * The native plugin as users get it, for the tests of its face: `npm pack` of this checkout,
+ * installed with npm into a fresh prefix (so `pulumi-resource-cms` is the package's `bin`, as
+ * after `npm install -g pulumi-cms`), and projects in any language that find it on PATH.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
+import { PINNED_PULUMI_VERSION } from "../lifecycle/harness.mjs";
+import { installProject, packTarball, workDir } from "./packages";
+
+let installed: Promise<string> | undefined;
+
+/** The `.bin` directory of the provider installed from its tarball; once per test file. */
+export function nativePluginBin(): Promise<string> {
+  installed ??= (async () => {
+    const dir = workDir("native-plugin");
+    const tarball = packTarball(dir);
+    await installProject(
+      path.join(dir, "install"),
+      { dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION } },
+      process.env,
+      ["--ignore-scripts", "--omit=peer"],
+    );
+    const bin = path.join(dir, "install", "node_modules", ".bin");
+    if (!fs.existsSync(path.join(bin, "pulumi-resource-cms"))) throw new Error(`the tarball installed no pulumi-resource-cms in ${bin}`);
+    return bin;
+  })();
+  return installed;
+}
+
+/** Options of {@link createNativeProject}. */
+export interface NativeProjectOptions {
+  /** The project's files: at least `Pulumi.yaml`. */
+  files: Record<string, string>;
+  /** The project's name, as in its Pulumi.yaml. */
+  name: string;
+  stack?: string;
+  config?: Record<string, string>;
+  secretConfig?: Record<string, string>;
+  /** Extra environment of every command. */
+  env?: Record<string, string>;
+}
+
+/** A project of any language whose commands find `pulumi-resource-cms` on PATH. */
+export async function createNativeProject(opts: NativeProjectOptions): Promise<PulumiProject> {
+  const [bin, { binDir }] = await Promise.all([nativePluginBin(), findPulumi()]);
+  const workspace = await makeWorkspace("pulumi-cms-native-");
+  for (const [rel, text] of Object.entries(opts.files)) {
+    fs.mkdirSync(path.dirname(path.join(workspace.project, rel)), { recursive: true });
+    fs.writeFileSync(path.join(workspace.project, rel), text);
+  }
+  const project = await openProject({
+    workspace,
+    name: opts.name,
+    stack: opts.stack ?? "dev",
+    passphrase: "native-test-passphrase",
+    env: { PATH: [binDir, bin, process.env.PATH ?? ""].join(path.delimiter), ...opts.env },
+    echo: process.env.CMS_LIFECYCLE_ECHO === "1",
+  });
+  await project.setConfigs(opts.config ?? {}, opts.secretConfig ?? {});
+  return project;
+}
