@@ -23,9 +23,10 @@ export interface HiddenInputs {
   /**
    * Set by `Cluster.get`: the read is a lookup of a cluster the state does not hold yet, which
    * fails naming the id when there is none, rather than a refresh, which drops a vanished cluster
-   * from the state. Never recorded in the outputs.
+   * from the state. Never recorded in the outputs. A string names the lookup in messages
+   * (`pulumi import`); `true` is `Cluster.get`.
    */
-  __get?: boolean;
+  __get?: boolean | string;
   /**
    * What the program read from the state for this resource (`{ name }`), so check recognises a
    * replacement the engine shows it as a new resource (`up --replace`). Check removes it.

@@ -181,7 +181,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       // `pulumi import` reads with no properties at all: the cluster is looked up like `Cluster.get`,
       // so a wrong id fails naming it instead of importing nothing.
       const importing = Object.keys(props).length === 0;
-      const result = await read(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...(importing ? { __get: true } : {}) });
+      const result = await read(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...(importing ? { __get: "pulumi import" } : {}) });
       const resp = new proto.ReadResponse().setId(result.id ?? "");
       if (!result.id) return resp;
       resp.setProperties(toStruct(markSecrets(result.props ?? {})));

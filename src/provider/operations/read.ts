@@ -28,7 +28,9 @@ import type { OperationContext } from "./context";
 
 export async function read(ctx: OperationContext, id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
   const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
-  const getting = props.__get === true;
+  const getting = props.__get === true || typeof props.__get === "string";
+  // How the failure names the lookup: `Cluster.get`, or the host's own (`pulumi import`).
+  const lookup = typeof props.__get === "string" ? props.__get : "Cluster.get";
   // A read shows a line only while the client waits to retry; then its outcome replaces it.
   const shown = progressFor(props.__urn);
   let retried = false;
@@ -46,7 +48,7 @@ export async function read(ctx: OperationContext, id: string, raw?: Record<strin
     // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
     cluster = await readCluster(client, id);
     if (cluster.status === "deleting") {
-      if (getting) throw new ClusterLookupError(`Cluster.get: cluster ${id} is being deleted`, id);
+      if (getting) throw new ClusterLookupError(`${lookup}: cluster ${id} is being deleted`, id);
       if (props.__urn) {
         await warnFor(
           props.__urn,
@@ -60,7 +62,7 @@ export async function read(ctx: OperationContext, id: string, raw?: Record<strin
     if (getting) {
       if (isNotFound(e) || statusOf(e) === 403) {
         throw new ClusterLookupError(
-          `Cluster.get: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
+          `${lookup}: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
           id,
         );
       }
