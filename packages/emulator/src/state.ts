@@ -5,11 +5,10 @@
  */
 import type { Clock } from "../../../src/shared/clock";
 import { Capacity, type CapacityLimits, sizeOf } from "./capacity";
-import { provisionCluster, settle, touch, type ClusterRecord, type CreateInput } from "./lifecycle";
+import { provisionCluster, settle, touch, type ClusterRecord, type CreateInput, type KubeconfigCredential } from "./lifecycle";
 import { TokenStore } from "./auth";
 import { TokenRateWindows } from "./limits";
 import { FaultRegistry } from "./faults";
-import type { KubernetesBacking } from "./kubernetes/backing";
 import type { Plan, Timings } from "./types";
 import { omitUndefined } from "../../../src/shared/omit-undefined";
 
@@ -37,6 +36,23 @@ export interface Durability {
   later(id: string): void;
 }
 
+/**
+ * Real Kubernetes API servers behind the clusters' kubeconfigs (`--kubernetes`:
+ * kubernetes/backing.ts). The state and the operations call it; it is loaded only with the option.
+ */
+export interface ClusterBacking {
+  /** The Kubernetes version every backed cluster runs. */
+  readonly version: string;
+  /** Gives a new (or restored) cluster its API server; sets its endpoint before it is written. */
+  attach(c: ClusterRecord): Promise<void>;
+  /** Resolves once `c`'s kubeconfig works; rejects when its API server could not start. */
+  ready(c: ClusterRecord): Promise<void>;
+  /** A new credential for `c`'s kubeconfig, handed to `record`; then the previous one stops working. */
+  rotate(c: ClusterRecord, record: (credential: KubeconfigCredential) => Promise<unknown>): Promise<void>;
+  /** Stops every API server. */
+  close(): Promise<void>;
+}
+
 /** The key of {@link EmulatorState.exclusive} that waits for every change. */
 export const EVERY_CLUSTER = Symbol("every cluster");
 
@@ -58,7 +74,7 @@ export class EmulatorState {
   /** Next node subnet. */
   private subnetSeq = 0;
   /** Real Kubernetes API servers behind the clusters (`--kubernetes`); absent without it. */
-  private backing?: KubernetesBacking;
+  private backing?: ClusterBacking;
   /** The state file (`--state`); absent: memory only. */
   private store?: Durability;
   /** Clusters and nodes held, against the caps. */
@@ -93,12 +109,12 @@ export class EmulatorState {
   }
 
   /** Real Kubernetes API servers behind the clusters (`--kubernetes`); absent without it. */
-  get kubernetes(): KubernetesBacking | undefined {
+  get kubernetes(): ClusterBacking | undefined {
     return this.backing;
   }
 
   /** Puts real Kubernetes API servers behind the clusters (`--kubernetes`). */
-  useKubernetes(backing: KubernetesBacking): void {
+  useKubernetes(backing: ClusterBacking): void {
     this.backing = backing;
   }
 

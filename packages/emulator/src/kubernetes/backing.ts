@@ -18,7 +18,7 @@
  */
 import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../lifecycle";
 import { touch } from "../lifecycle";
-import type { EmulatorState } from "../state";
+import type { ClusterBacking, EmulatorState } from "../state";
 import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
 import type { ClusterPlacement, Placement } from "./placement";
 import { waitUntil } from "./processes";
@@ -57,7 +57,7 @@ interface Backed {
   syncing: boolean;
 }
 
-export class KubernetesBacking {
+export class KubernetesBacking implements ClusterBacking {
   private readonly backed = new Map<string, Backed>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
