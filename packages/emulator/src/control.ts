@@ -8,16 +8,9 @@ import { NODE_SIZES } from "../../../src/shared/wire-types";
 import { toPrincipal } from "./auth";
 import { newSecret } from "./ids";
 import { ServiceError, clusterNotFound, conflict, validationFailed } from "./errors";
-import {
-  startDeletion,
-  newKubeconfigCredential,
-  scaleCluster,
-  settle,
-  toApiCluster,
-  upgradeCluster,
-  type ClusterRecord,
-  type KubeconfigCredential,
-} from "./lifecycle";
+import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "./lifecycle";
+import type { ClusterRecord, KubeconfigCredential } from "./records";
+import { toApiCluster } from "./wire-view";
 import { MAX_WORKERS } from "../../../src/shared/contract";
 import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "./state";
 import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";

@@ -5,7 +5,8 @@
  */
 import type { Clock } from "../../../src/shared/clock";
 import { Capacity, type CapacityLimits, sizeOf } from "./capacity";
-import { provisionCluster, settle, touch, type ClusterRecord, type CreateInput, type KubeconfigCredential } from "./lifecycle";
+import { provisionCluster, settle } from "./lifecycle";
+import { touch, type ClusterRecord, type CreateInput, type KubeconfigCredential } from "./records";
 import { TokenStore } from "./auth";
 import { TokenRateWindows } from "./limits";
 import { FaultRegistry } from "./faults";

@@ -19,7 +19,7 @@ import {
 } from "../../../src/shared/contract";
 import type { Principal } from "./auth";
 import { ServiceError } from "./errors";
-import { clusterJson } from "./lifecycle";
+import { clusterJson } from "./wire-view";
 import {
   createCluster,
   deleteCluster,

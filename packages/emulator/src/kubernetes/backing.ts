@@ -16,8 +16,8 @@
  * The emulated lifecycle stays what it is (timestamps, applied when read, see lifecycle.ts); a
  * timer here reads each backed cluster to bring its Kubernetes side along.
  */
-import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../lifecycle";
-import { touch } from "../lifecycle";
+import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../records";
+import { touch } from "../records";
 import type { ClusterBacking, EmulatorState } from "../state";
 import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
 import type { ClusterPlacement, Placement } from "./placement";

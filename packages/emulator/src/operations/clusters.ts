@@ -13,7 +13,9 @@ import type {
 } from "../../../../src/shared/wire-types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
-import { startDeletion, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
+import { startDeletion, scaleCluster, settle } from "../lifecycle";
+import type { ClusterRecord } from "../records";
+import { toApiCluster, toSummary } from "../wire-view";
 import type { EmulatorState } from "../state";
 
 /** Validated query of GET /v1/clusters. */
