@@ -8,16 +8,9 @@ import { NODE_SIZES } from "../../../src/shared/wire-types";
 import { toPrincipal } from "./auth";
 import { newSecret } from "./ids";
 import { ServiceError, clusterNotFound, conflict, validationFailed } from "./errors";
-import {
-  startDeletion,
-  newKubeconfigCredential,
-  scaleCluster,
-  settle,
-  toApiCluster,
-  upgradeCluster,
-  type ClusterRecord,
-  type KubeconfigCredential,
-} from "./lifecycle";
+import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "./lifecycle";
+import type { ClusterRecord, KubeconfigCredential } from "./records";
+import { toApiCluster } from "./wire-view";
 import { MAX_WORKERS } from "../../../src/shared/contract";
 import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "./state";
 import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
@@ -45,21 +38,12 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     state.update(c, (draft) => scaleCluster(draft, target, state.now(), state.durations.scale, false));
 
   return {
-    reset: () =>
-      state.exclusive(EVERY_CLUSTER, async () => {
-        await state.store?.write({ reset: true });
-        state.clearClusters();
-        state.faults.clear();
-        state.counts.clear();
-        state.limiter.reset();
-        state.failNext.create = 0;
-        state.failNext.update = 0;
-      }),
+    reset: () => state.exclusive(EVERY_CLUSTER, () => state.reset()),
     injectFault: async (f: FaultSpec) => ({ id: state.faults.add(f).id }),
     clearFaults: async () => state.faults.clear(),
     failNext: async (operation) => {
       if (operation !== "create" && operation !== "update") throw validationFailed('operation must be "create" or "update"');
-      state.failNext[operation] += 1;
+      state.failNext(operation);
     },
     scale: async (clusterId, workers) => {
       if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
@@ -115,8 +99,8 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
         else await record(newKubeconfigCredential());
       });
     },
-    requestCounts: async () => Object.fromEntries(state.counts),
-    resetRequestCounts: async () => state.counts.clear(),
+    requestCounts: async () => state.requestCounts(),
+    resetRequestCounts: async () => state.resetRequestCounts(),
     addToken: async (t: NewTokenSpec): Promise<AddedToken> => {
       const p = toPrincipal({ ...t, token: t.token ?? newSecret("cms_tok_") }, "token", state.now());
       state.tokens.add(p);
@@ -143,7 +127,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     clusters: async (): Promise<ApiCluster[]> => {
       const now = state.now();
       state.purge(now);
-      return state.order.map((c) => {
+      return state.inOrder().map((c) => {
         settle(c, now);
         return toApiCluster(c);
       });
@@ -152,9 +136,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     timings: async () => state.timings(),
     stats: async () => {
       const m = process.memoryUsage();
-      let nodes = 0;
-      for (const c of state.clusters.values()) nodes += c.nodes.length;
-      return { clusters: state.clusters.size, nodes, rss_bytes: m.rss, heap_used_bytes: m.heapUsed };
+      return { ...state.size(), rss_bytes: m.rss, heap_used_bytes: m.heapUsed };
     },
   };
 }

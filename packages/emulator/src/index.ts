@@ -78,12 +78,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     // Loaded only with the option: node:sqlite and the store's thread are not needed without it.
     const { StateStore } = await import("./store.js");
     const opened = await StateStore.open(options.statePath, {
-      cluster: (id) => state.clusters.get(id),
-      creating: (id) => state.creating.has(id),
+      cluster: (id) => state.held(id),
+      creating: (id) => state.isCreating(id),
     });
     store = opened.store;
     state.load(opened.loaded.records, opened.loaded.subnetSeq);
-    state.store = store;
+    state.useStore(store);
     for (const notice of opened.loaded.notices) process.stderr.write(`cms-emulator: ${notice}\n`);
     // Deletions that ended while the emulator was stopped: their records go now.
     state.purge(state.now());
@@ -93,7 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     try {
       // Loaded only with the option: without it, nothing of it is loaded or started.
       const { startKubernetesBacking } = await import("./kubernetes/index.js");
-      state.kubernetes = await startKubernetesBacking(options.kubernetes, state, options.statePath);
+      state.useKubernetes(await startKubernetesBacking(options.kubernetes, state, options.statePath));
     } catch (e) {
       await store?.close();
       throw e;

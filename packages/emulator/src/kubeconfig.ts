@@ -4,7 +4,7 @@
  * and its user authenticates with a bearer token that changes only on rotation.
  */
 import { Scalar, stringify } from "yaml";
-import type { ClusterRecord } from "./lifecycle";
+import type { ClusterRecord } from "./records";
 
 /**
  * The cluster name as a double-quoted YAML scalar: a cluster may be named `yes`, `off`, `0b101`

@@ -6,125 +6,19 @@
  * whenever a cluster is read. This is deterministic under a manual clock, costs nothing for
  * idle clusters (10,000 of them are just data), and survives a restart because the state
  * file holds the same timestamps.
+ *
+ * The transitions take the time and the duration as arguments and do no I/O: given a record, they
+ * are checked without a server (test/lifecycle.test.ts). The records they move are records.ts's;
+ * what the API answers, wire-view.ts's.
  */
-import type { ApiCluster, ApiClusterSummary, ApiNode, NodeRole, NodeSize, NodeStatus, Phase } from "../../../src/shared/wire-types";
+import type { NodeRole, NodeSize } from "../../../src/shared/wire-types";
+import { type ClusterRecord, type CreateInput, type KubeconfigCredential, type NodeEvent, type NodeRecord, touch } from "./records";
 import { newClusterId, newNodeId, newSecret } from "./ids";
 
 /** Kubernetes version of new clusters. */
 export const DEFAULT_KUBERNETES_VERSION = "v1.30.4";
 /** Operating system version of every node. */
 export const TALOS_VERSION = "v1.7.6";
-
-/** Internal node status: the wire statuses plus `gone` (removed on the next settle). */
-export type NodeState = NodeStatus | "gone";
-
-/** A future change of one node. */
-export interface NodeEvent {
-  at: number;
-  status: NodeState;
-  node_size?: NodeSize;
-  kubernetes_version?: string;
-}
-
-/** A node as stored. */
-export interface NodeRecord {
-  id: string;
-  name: string;
-  role: NodeRole;
-  status: NodeState;
-  node_size: NodeSize;
-  ip_address: string;
-  kubernetes_version: string;
-  talos_version: string;
-  created_at: string;
-  /** Due events, sorted by time; absent when the node is at rest. */
-  pending?: NodeEvent[];
-}
-
-/** The operation a cluster is going through. */
-export interface ClusterOp {
-  kind: "provision" | "scale" | "upgrade" | "delete";
-  startedAt: number;
-  endsAt: number;
-  /** Ends in status `error` instead of `running` (failNext). */
-  fail: boolean;
-  /** Target of an upgrade, applied to the cluster when it ends. */
-  kubernetes_version?: string;
-}
-
-/** A cluster as stored (also the persisted form). */
-export interface ClusterRecord {
-  id: string;
-  name: string;
-  phase: Phase;
-  infra_id: string | null;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  kubernetes_version: string;
-  endpoint: string;
-  created_at: string;
-  updated_at: string;
-  status: ApiCluster["status"];
-  op?: ClusterOp;
-  nodes: NodeRecord[];
-  /** Earliest time something is due; `settle` is a no-op before it. */
-  nextAt: number;
-  /** Kubeconfig credential (a bearer token) and CA, changed by rotation. */
-  kubeconfig: KubeconfigCredential;
-  /** Picks the node addresses: 10.<subnet/256>.<subnet%256>.<host>. */
-  subnet: number;
-  /** Number of workers ever created, for node names. */
-  workerSeq: number;
-}
-
-/**
- * What a cluster's kubeconfig carries besides its endpoint. Without `--kubernetes` the token and
- * CA are random; with it, the CA and a service account token of a real API server.
- */
-export interface KubeconfigCredential {
-  token: string;
-  /** Random bytes (hex) standing in for a CA certificate when {@link caPem} is absent. */
-  ca: string;
-  /** The real API server's CA certificate(s) (`--kubernetes`). */
-  caPem?: string;
-  /** The service account behind {@link token} (`--kubernetes`). */
-  account?: string;
-  /** The context's namespace; `default` when absent. */
-  namespace?: string;
-}
-
-/** What POST /v1/clusters accepts once validated. */
-export interface CreateInput {
-  name: string;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  phase: Phase;
-  infra_id: string | null;
-}
-
-/**
- * Serialized full-object JSON of each cluster, reused by list pages until the cluster changes.
- * A WeakMap keeps it out of the persisted records. Every function here that changes a
- * cluster drops its entry.
- */
-const jsonCache = new WeakMap<ClusterRecord, string>();
-
-/** The full cluster object as JSON text (cached until the cluster changes). */
-export function clusterJson(c: ClusterRecord): string {
-  let text = jsonCache.get(c);
-  if (text === undefined) {
-    text = JSON.stringify(toApiCluster(c));
-    jsonCache.set(c, text);
-  }
-  return text;
-}
-
-/** Drops the cached JSON of a cluster changed outside this module. */
-export function touch(c: ClusterRecord): void {
-  jsonCache.delete(c);
-}
 
 /** Splits `[start, start+duration]` into `k` consecutive windows; the last ends exactly at the end. */
 function windows(start: number, durationMs: number, k: number): Array<[number, number]> {
@@ -296,7 +190,7 @@ export function scaleCluster(
     });
   }
   if (tasks.length === 0) return false;
-  jsonCache.delete(c);
+  touch(c);
   const spans = windows(now, durationMs, tasks.length);
   let last: NodeRecord | undefined;
   for (const [i, task] of tasks.entries()) last = task(spans[i][0], spans[i][1]);
@@ -317,7 +211,7 @@ export function scaleCluster(
  */
 export function upgradeCluster(c: ClusterRecord, version: string, now: number, durationMs: number): boolean {
   if (version === c.kubernetes_version) return false;
-  jsonCache.delete(c);
+  touch(c);
   const spans = windows(now, durationMs, c.nodes.length);
   c.nodes.forEach((node, i) => {
     const [s, e] = spans[i];
@@ -340,7 +234,7 @@ export function upgradeCluster(c: ClusterRecord, version: string, now: number, d
  * when the last node is.
  */
 export function startDeletion(c: ClusterRecord, now: number, durationMs: number): void {
-  jsonCache.delete(c);
+  touch(c);
   const order = [...c.nodes.filter((n) => n.role === "worker").reverse(), ...c.nodes.filter((n) => n.role === "controlplane").reverse()];
   const spans = windows(now, durationMs, order.length);
   order.forEach((node, i) => {
@@ -364,7 +258,7 @@ export function startDeletion(c: ClusterRecord, now: number, durationMs: number)
  */
 export function settle(c: ClusterRecord, now: number): boolean {
   if (now < c.nextAt) return false;
-  jsonCache.delete(c);
+  touch(c);
   let removed = false;
   for (const node of c.nodes) {
     const pending = node.pending;
@@ -390,55 +284,6 @@ export function settle(c: ClusterRecord, now: number): boolean {
   }
   recomputeNextAt(c);
   return false;
-}
-
-/** The full cluster object (GET, list items, PATCH response). */
-export function toApiCluster(c: ClusterRecord): ApiCluster {
-  return {
-    id: c.id,
-    name: c.name,
-    status: c.status,
-    phase: c.phase,
-    control_planes: c.control_planes,
-    workers: c.workers,
-    node_size: c.node_size,
-    node_count: c.nodes.length,
-    endpoint: c.endpoint,
-    kubernetes_version: c.kubernetes_version,
-    created_at: c.created_at,
-    updated_at: c.updated_at,
-    infra_id: c.infra_id,
-  };
-}
-
-/** The abbreviated cluster object returned by create. */
-export function toSummary(c: ClusterRecord): ApiClusterSummary {
-  return {
-    id: c.id,
-    name: c.name,
-    status: c.status,
-    phase: c.phase,
-    control_planes: c.control_planes,
-    workers: c.workers,
-    node_size: c.node_size,
-    created_at: c.created_at,
-  };
-}
-
-/** The node object. */
-export function toApiNode(c: ClusterRecord, n: NodeRecord): ApiNode {
-  return {
-    id: n.id,
-    cluster_id: c.id,
-    name: n.name,
-    role: n.role,
-    status: n.status as NodeStatus,
-    node_size: n.node_size,
-    ip_address: n.ip_address,
-    kubernetes_version: n.kubernetes_version,
-    talos_version: n.talos_version,
-    created_at: n.created_at,
-  };
 }
 
 /** ISO 8601 UTC text of an epoch-milliseconds time. */

@@ -1,13 +1,15 @@
 /**
- * Everything the emulator knows, in one object that every operation receives.
+ * Everything the emulator knows, in one object that every operation receives. Its clusters,
+ * counters and pending failures are its own: operations read and change them through its methods,
+ * so that the bookkeeping that must move together (capacity, list order, durability) does.
  */
 import type { Clock } from "../../../src/shared/clock";
 import { Capacity, type CapacityLimits, sizeOf } from "./capacity";
-import { settle, touch, type ClusterRecord } from "./lifecycle";
+import { provisionCluster, settle } from "./lifecycle";
+import { touch, type ClusterRecord, type CreateInput, type KubeconfigCredential } from "./records";
 import { TokenStore } from "./auth";
 import { TokenRateWindows } from "./limits";
 import { FaultRegistry } from "./faults";
-import type { KubernetesBacking } from "./kubernetes/backing";
 import type { Plan, Timings } from "./types";
 import { omitUndefined } from "../../../src/shared/omit-undefined";
 
@@ -35,34 +37,51 @@ export interface Durability {
   later(id: string): void;
 }
 
+/**
+ * Real Kubernetes API servers behind the clusters' kubeconfigs (`--kubernetes`:
+ * kubernetes/backing.ts). The state and the operations call it; it is loaded only with the option.
+ */
+export interface ClusterBacking {
+  /** The Kubernetes version every backed cluster runs. */
+  readonly version: string;
+  /** Gives a new (or restored) cluster its API server; sets its endpoint before it is written. */
+  attach(c: ClusterRecord): Promise<void>;
+  /** Resolves once `c`'s kubeconfig works; rejects when its API server could not start. */
+  ready(c: ClusterRecord): Promise<void>;
+  /** A new credential for `c`'s kubeconfig, handed to `record`; then the previous one stops working. */
+  rotate(c: ClusterRecord, record: (credential: KubeconfigCredential) => Promise<unknown>): Promise<void>;
+  /** Stops every API server. */
+  close(): Promise<void>;
+}
+
 /** The key of {@link EmulatorState.exclusive} that waits for every change. */
 export const EVERY_CLUSTER = Symbol("every cluster");
 
 export class EmulatorState {
-  /** Clusters by id. */
-  readonly clusters = new Map<string, ClusterRecord>();
-  /** Clusters in creation order (list order); records, not ids, so list pages need no lookups. */
-  order: ClusterRecord[] = [];
-  /** Ids of clusters being deleted, checked on every read so finished ones vanish. */
-  readonly deleting = new Set<string>();
   readonly tokens = new TokenStore();
   readonly limiter: TokenRateWindows;
   readonly faults = new FaultRegistry();
+  /** Clusters by id. */
+  private readonly clusters = new Map<string, ClusterRecord>();
+  /** Clusters in creation order (list order); records, not ids, so list pages need no lookups. */
+  private order: ClusterRecord[] = [];
+  /** Ids of clusters being deleted, checked on every read so finished ones vanish. */
+  private readonly deleting = new Set<string>();
   /** Requests per "METHOD /route/pattern". */
-  readonly counts = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
   /** How many upcoming creates / PATCHes must end in `error`. */
-  readonly failNext = { create: 0, update: 0 };
-  durations: DurationsMs;
+  private readonly failures = { create: 0, update: 0 };
+  private durationsMs: DurationsMs;
   /** Next node subnet. */
-  subnetSeq = 0;
+  private subnetSeq = 0;
   /** Real Kubernetes API servers behind the clusters (`--kubernetes`); absent without it. */
-  kubernetes?: KubernetesBacking;
+  private backing?: ClusterBacking;
   /** The state file (`--state`); absent: memory only. */
-  store?: Durability;
+  private store?: Durability;
   /** Clusters and nodes held, against the caps. */
-  readonly capacity: Capacity;
+  private readonly capacity: Capacity;
   /** Clusters being created (being written, not yet visible), and when that ends. */
-  readonly creating = new Map<string, Promise<void>>();
+  private readonly creating = new Map<string, Promise<void>>();
   /** The end of the last change of each cluster under way. */
   private readonly changing = new Map<string, Promise<void>>();
   /** Changes of no existing cluster (creates) under way. */
@@ -77,12 +96,32 @@ export class EmulatorState {
     capacity?: CapacityLimits,
   ) {
     this.limiter = new TokenRateWindows(planLimits);
-    this.durations = toDurations(timings);
+    this.durationsMs = toDurations(timings);
     this.capacity = new Capacity(capacity);
   }
 
   now(): number {
     return this.clock.now();
+  }
+
+  /** Operation durations now (the control API changes them). */
+  get durations(): Readonly<DurationsMs> {
+    return this.durationsMs;
+  }
+
+  /** Real Kubernetes API servers behind the clusters (`--kubernetes`); absent without it. */
+  get kubernetes(): ClusterBacking | undefined {
+    return this.backing;
+  }
+
+  /** Puts real Kubernetes API servers behind the clusters (`--kubernetes`). */
+  useKubernetes(backing: ClusterBacking): void {
+    this.backing = backing;
+  }
+
+  /** Makes changes durable in `store` (`--state`), from now on. */
+  useStore(store: Durability): void {
+    this.store = store;
   }
 
   /** Removes clusters whose deletion has completed (and, with `--state`, their records). */
@@ -110,10 +149,66 @@ export class EmulatorState {
     return c;
   }
 
+  /** The cluster's record as held, neither settled nor purged (background work, the store). */
+  held(id: string): ClusterRecord | undefined {
+    return this.clusters.get(id);
+  }
+
+  /** Every cluster held, in list order, neither settled nor purged. */
+  inOrder(): readonly ClusterRecord[] {
+    return this.order;
+  }
+
+  /** How many clusters and nodes are held. */
+  size(): { clusters: number; nodes: number } {
+    let nodes = 0;
+    for (const c of this.clusters.values()) nodes += c.nodes.length;
+    return { clusters: this.clusters.size, nodes };
+  }
+
+  /** Cluster `id` is being created: being written, not yet visible. */
+  isCreating(id: string): boolean {
+    return this.creating.has(id);
+  }
+
+  /** Resolves once the create of cluster `id` under way has ended; undefined when none is. */
+  created(id: string): Promise<void> | undefined {
+    return this.creating.get(id);
+  }
+
   /** Adds a new cluster at the end of the list order (its size is counted by whoever made it). */
-  add(c: ClusterRecord): void {
+  private add(c: ClusterRecord): void {
     this.clusters.set(c.id, c);
     this.order.push(c);
+  }
+
+  /**
+   * A new cluster made of `input`, in `provisioning`: added once durable (with `--state`) and,
+   * with `--kubernetes`, once its API server has its place. Uses up one `failNext("create")`,
+   * given back, with the capacity, when the create fails. Run it inside {@link exclusive}
+   * (`undefined`).
+   */
+  async create(input: CreateInput): Promise<ClusterRecord> {
+    const size = input.control_planes + input.workers;
+    this.capacity.reserve(1, size);
+    const fail = this.failures.create > 0;
+    if (fail) this.failures.create -= 1;
+    const c = provisionCluster(input, this.now(), this.durationsMs.provision, fail, this.subnetSeq++);
+    let created = () => {};
+    this.creating.set(c.id, new Promise<void>((resolve) => (created = resolve)));
+    try {
+      await this.backing?.attach(c);
+      await this.save([c]);
+    } catch (e) {
+      this.capacity.release(1, size);
+      if (fail) this.failures.create += 1;
+      throw e;
+    } finally {
+      this.creating.delete(c.id);
+      created();
+    }
+    this.add(c);
+    return c;
   }
 
   /** Replaces the clusters with those of a state file, in list order. */
@@ -133,11 +228,31 @@ export class EmulatorState {
   }
 
   /** Forgets all clusters. */
-  clearClusters(): void {
+  private clearClusters(): void {
     this.clusters.clear();
     this.order = [];
     this.deleting.clear();
     this.capacity.release(this.capacity.clusters, this.capacity.nodes);
+  }
+
+  /**
+   * Back to an empty emulator, durably first (with `--state`): no clusters, faults, request
+   * counts, rate-limit windows or pending failures; tokens and timings stay. Run it inside
+   * {@link exclusive} ({@link EVERY_CLUSTER}).
+   */
+  async reset(): Promise<void> {
+    await this.store?.write({ reset: true });
+    this.clearClusters();
+    this.faults.clear();
+    this.counts.clear();
+    this.limiter.reset();
+    this.failures.create = 0;
+    this.failures.update = 0;
+  }
+
+  /** The next create or PATCH that changes something (`operation`) ends in `error`. */
+  failNext(operation: "create" | "update"): void {
+    this.failures[operation] += 1;
   }
 
   /**
@@ -201,6 +316,27 @@ export class EmulatorState {
     return true;
   }
 
+  /**
+   * {@link update} for a change that a pending `failNext("update")` makes fail: `change` is told
+   * whether it must; one is used up when it changes something, and given back when the change
+   * cannot be saved.
+   */
+  async updateOrFail(live: ClusterRecord, change: (draft: ClusterRecord, fail: boolean) => boolean): Promise<boolean> {
+    const fail = this.failures.update > 0;
+    let failing = false;
+    try {
+      return await this.update(live, (draft) => {
+        const changed = change(draft, fail);
+        failing = changed && fail;
+        if (failing) this.failures.update -= 1;
+        return changed;
+      });
+    } catch (e) {
+      if (failing) this.failures.update += 1;
+      throw e;
+    }
+  }
+
   /** Cluster `id` was changed in place by background work (`--kubernetes`): written with the next commit. */
   changedInPlace(id: string): void {
     this.store?.later(id);
@@ -211,13 +347,22 @@ export class EmulatorState {
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
 
+  /** Requests per "METHOD /route/pattern" since the last reset. */
+  requestCounts(): Record<string, number> {
+    return Object.fromEntries(this.counts);
+  }
+
+  resetRequestCounts(): void {
+    this.counts.clear();
+  }
+
   setTimings(t: Timings): void {
-    const current = fromDurations(this.durations);
-    this.durations = toDurations({ ...current, ...omitUndefined(t) });
+    const current = fromDurations(this.durationsMs);
+    this.durationsMs = toDurations({ ...current, ...omitUndefined(t) });
   }
 
   timings(): Required<Timings> {
-    return fromDurations(this.durations);
+    return fromDurations(this.durationsMs);
   }
 }
 

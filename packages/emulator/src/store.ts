@@ -25,7 +25,7 @@ import { Worker } from "node:worker_threads";
 import { processSingleton } from "../../../src/shared/process-singleton";
 import { storageUnavailable } from "./errors";
 import { readLegacyState } from "./legacy-state";
-import type { ClusterRecord } from "./lifecycle";
+import type { ClusterRecord } from "./records";
 import { checkRecord } from "./record-check";
 import type { FromWorker, Row, ToWorker } from "./store-worker";
 

@@ -16,9 +16,9 @@
  * The emulated lifecycle stays what it is (timestamps, applied when read, see lifecycle.ts); a
  * timer here reads each backed cluster to bring its Kubernetes side along.
  */
-import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../lifecycle";
-import { touch } from "../lifecycle";
-import type { EmulatorState } from "../state";
+import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../records";
+import { touch } from "../records";
+import type { ClusterBacking, EmulatorState } from "../state";
 import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
 import type { ClusterPlacement, Placement } from "./placement";
 import { waitUntil } from "./processes";
@@ -57,7 +57,7 @@ interface Backed {
   syncing: boolean;
 }
 
-export class KubernetesBacking {
+export class KubernetesBacking implements ClusterBacking {
   private readonly backed = new Map<string, Backed>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
@@ -86,9 +86,9 @@ export class KubernetesBacking {
       if (c.kubeconfig.account === undefined || c.kubeconfig.caPem !== caPem) {
         const credential = await this.issue(c, admin, caPem);
         // Background work: after the cluster's create and other changes, and only if it is still there.
-        await this.state.creating.get(c.id);
+        await this.state.created(c.id);
         await this.state.exclusive(c.id, async () => {
-          if (this.state.clusters.get(c.id) !== c) return;
+          if (this.state.held(c.id) !== c) return;
           c.kubeconfig = credential;
           touch(c);
           this.state.changedInPlace(c.id);
@@ -182,7 +182,7 @@ export class KubernetesBacking {
     if (this.closed) return;
     for (const [id, entry] of this.backed) {
       if (entry.syncing) continue;
-      if (this.state.creating.has(id)) continue; // not written yet: neither there nor gone
+      if (this.state.isCreating(id)) continue; // not written yet: neither there nor gone
       const c = this.state.get(id);
       entry.syncing = true;
       const work = c ? this.syncNodes(c, entry) : this.release(id, entry);

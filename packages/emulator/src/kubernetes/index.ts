@@ -40,6 +40,6 @@ export async function startKubernetesBacking(
     placement = new LocalControlPlanes(binaries, dataDir, durable);
   }
   const backing = new KubernetesBacking(placement, state, (m) => process.stderr.write(`cms-emulator: kubernetes: ${m}\n`), cleanup);
-  for (const c of state.order) await backing.attach(c);
+  for (const c of state.inOrder()) await backing.attach(c);
   return backing;
 }

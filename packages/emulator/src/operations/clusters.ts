@@ -13,7 +13,9 @@ import type {
 } from "../../../../src/shared/wire-types";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
-import { startDeletion, provisionCluster, scaleCluster, settle, toApiCluster, toSummary, type ClusterRecord } from "../lifecycle";
+import { startDeletion, scaleCluster, settle } from "../lifecycle";
+import type { ClusterRecord } from "../records";
+import { toApiCluster, toSummary } from "../wire-view";
 import type { EmulatorState } from "../state";
 
 /** Validated query of GET /v1/clusters. */
@@ -55,15 +57,16 @@ export function listClusterRecords(state: EmulatorState, p: Principal, q: ListQu
     // The filter needs every cluster's current status: settle them all (cheap when idle), and
     // keep only the requested page of the matches.
     total = 0;
-    for (const c of state.order) {
+    for (const c of state.inOrder()) {
       settle(c, now);
       if (c.status !== q.status) continue;
       if (total >= start && total < start + perPage) items.push(c);
       total++;
     }
   } else {
-    total = state.order.length;
-    for (const c of state.order.slice(start, start + perPage)) {
+    const all = state.inOrder();
+    total = all.length;
+    for (const c of all.slice(start, start + perPage)) {
       settle(c, now);
       items.push(c);
     }
@@ -85,38 +88,14 @@ export async function createCluster(state: EmulatorState, p: Principal, body: Cr
     throw validationFailed(`infra_id is required when phase is ${phase} (it is optional only for managed)`);
   }
   return state.exclusive(undefined, async () => {
-    const size = body.control_planes + body.workers;
-    state.capacity.reserve(1, size);
-    const fail = state.failNext.create > 0;
-    if (fail) state.failNext.create -= 1;
-    const c = provisionCluster(
-      {
-        name: body.name,
-        control_planes: body.control_planes,
-        workers: body.workers,
-        node_size: body.node_size,
-        phase,
-        infra_id: body.infra_id ?? null,
-      },
-      state.now(),
-      state.durations.provision,
-      fail,
-      state.subnetSeq++,
-    );
-    let created = () => {};
-    state.creating.set(c.id, new Promise<void>((resolve) => (created = resolve)));
-    try {
-      await state.kubernetes?.attach(c);
-      await state.save([c]);
-    } catch (e) {
-      state.capacity.release(1, size);
-      if (fail) state.failNext.create += 1;
-      throw e;
-    } finally {
-      state.creating.delete(c.id);
-      created();
-    }
-    state.add(c);
+    const c = await state.create({
+      name: body.name,
+      control_planes: body.control_planes,
+      workers: body.workers,
+      node_size: body.node_size,
+      phase,
+      infra_id: body.infra_id ?? null,
+    });
     return toSummary(c);
   });
 }
@@ -152,19 +131,7 @@ export function updateCluster(state: EmulatorState, p: Principal, id: string, bo
     if (c.status !== "running") {
       throw conflict(`Cluster ${c.id} is ${c.status}; it can be modified only when running`);
     }
-    const fail = state.failNext.update > 0;
-    let failing = false;
-    try {
-      await state.update(c, (draft) => {
-        const changed = scaleCluster(draft, body, state.now(), state.durations.scale, fail);
-        failing = changed && fail;
-        if (failing) state.failNext.update -= 1;
-        return changed;
-      });
-    } catch (e) {
-      if (failing) state.failNext.update += 1;
-      throw e;
-    }
+    await state.updateOrFail(c, (draft, fail) => scaleCluster(draft, body, state.now(), state.durations.scale, fail));
     settle(c, state.now());
     return toApiCluster(c);
   });

@@ -2,7 +2,7 @@
 import type { ApiNode, ApiNodeList } from "../../../../src/shared/wire-types";
 import type { Principal } from "../auth";
 import { nodeNotFound } from "../errors";
-import { toApiNode } from "../lifecycle";
+import { toApiNode } from "../wire-view";
 import type { EmulatorState } from "../state";
 import { findCluster } from "./clusters";
 

@@ -1,0 +1,110 @@
+/**
+ * The emulator's records of clusters and nodes: what is stored and persisted (store.ts), which
+ * lifecycle.ts moves through their statuses and wire-view.ts renders for the API.
+ */
+import type { ApiCluster, NodeRole, NodeSize, NodeStatus, Phase } from "../../../src/shared/wire-types";
+
+/** Internal node status: the wire statuses plus `gone` (removed on the next settle). */
+export type NodeState = NodeStatus | "gone";
+
+/** A future change of one node. */
+export interface NodeEvent {
+  at: number;
+  status: NodeState;
+  node_size?: NodeSize;
+  kubernetes_version?: string;
+}
+
+/** A node as stored. */
+export interface NodeRecord {
+  id: string;
+  name: string;
+  role: NodeRole;
+  status: NodeState;
+  node_size: NodeSize;
+  ip_address: string;
+  kubernetes_version: string;
+  talos_version: string;
+  created_at: string;
+  /** Due events, sorted by time; absent when the node is at rest. */
+  pending?: NodeEvent[];
+}
+
+/** The operation a cluster is going through. */
+export interface ClusterOp {
+  kind: "provision" | "scale" | "upgrade" | "delete";
+  startedAt: number;
+  endsAt: number;
+  /** Ends in status `error` instead of `running` (failNext). */
+  fail: boolean;
+  /** Target of an upgrade, applied to the cluster when it ends. */
+  kubernetes_version?: string;
+}
+
+/** A cluster as stored (also the persisted form). */
+export interface ClusterRecord {
+  id: string;
+  name: string;
+  phase: Phase;
+  infra_id: string | null;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  kubernetes_version: string;
+  endpoint: string;
+  created_at: string;
+  updated_at: string;
+  status: ApiCluster["status"];
+  op?: ClusterOp;
+  nodes: NodeRecord[];
+  /** Earliest time something is due; `settle` is a no-op before it. */
+  nextAt: number;
+  /** Kubeconfig credential (a bearer token) and CA, changed by rotation. */
+  kubeconfig: KubeconfigCredential;
+  /** Picks the node addresses: 10.<subnet/256>.<subnet%256>.<host>. */
+  subnet: number;
+  /** Number of workers ever created, for node names. */
+  workerSeq: number;
+}
+
+/**
+ * What a cluster's kubeconfig carries besides its endpoint. Without `--kubernetes` the token and
+ * CA are random; with it, the CA and a service account token of a real API server.
+ */
+export interface KubeconfigCredential {
+  token: string;
+  /** Random bytes (hex) standing in for a CA certificate when {@link caPem} is absent. */
+  ca: string;
+  /** The real API server's CA certificate(s) (`--kubernetes`). */
+  caPem?: string;
+  /** The service account behind {@link token} (`--kubernetes`). */
+  account?: string;
+  /** The context's namespace; `default` when absent. */
+  namespace?: string;
+}
+
+/** What POST /v1/clusters accepts once validated. */
+export interface CreateInput {
+  name: string;
+  control_planes: number;
+  workers: number;
+  node_size: NodeSize;
+  phase: Phase;
+  infra_id: string | null;
+}
+
+/** How many times each record has changed here; outside the records, so it is never persisted. */
+const revisions = new WeakMap<ClusterRecord, number>();
+
+/**
+ * Marks a cluster as changed, so that what was derived from it (its cached JSON) is made again.
+ * Whatever changes a record calls it.
+ */
+export function touch(c: ClusterRecord): void {
+  revisions.set(c, (revisions.get(c) ?? 0) + 1);
+}
+
+/** Changes with every {@link touch} of `c`. */
+export function revisionOf(c: ClusterRecord): number {
+  return revisions.get(c) ?? 0;
+}
