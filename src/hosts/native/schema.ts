@@ -47,6 +47,12 @@ const CLUSTER_INPUTS = {
   connection: { $ref: "#/types/cms:index:Connection", description: "Explicit endpoint and token for this cluster." },
 };
 
+const CLUSTER_INFO = {
+  description: "A cluster as the service reports it.",
+  type: "object",
+  properties: { id: str("Cluster id, `cls_...`."), ...CLUSTER_ATTRIBUTES },
+  required: ["id", "name", "status", "phase", "controlPlanes", "workers", "nodeSize"],
+};
 const CLUSTER_INFO_REF = { $ref: "#/types/cms:index:ClusterInfo" };
 const NODE_INFO = {
   description: "A node as the service reports it.",
@@ -99,12 +105,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     },
     types: {
       "cms:index:Connection": CONNECTION,
-      "cms:index:ClusterInfo": {
-        description: "A cluster as the service reports it.",
-        type: "object",
-        properties: { id: str("Cluster id, `cls_...`."), ...CLUSTER_ATTRIBUTES },
-        required: ["id", "name", "status", "phase", "controlPlanes", "workers", "nodeSize"],
-      },
+      "cms:index:ClusterInfo": CLUSTER_INFO,
       "cms:index:NodeInfo": NODE_INFO,
     },
     resources: {
@@ -122,7 +123,7 @@ export function packageSchema(version: string): Record<string, unknown> {
       },
     },
     functions: {
-      "cms:index:getCluster": fn("One cluster by id.", { id: str("Cluster id, `cls_...`.") }, ["id"], CLUSTER_INFO_REF),
+      "cms:index:getCluster": fn("One cluster by id.", { id: str("Cluster id, `cls_...`.") }, ["id"], CLUSTER_INFO),
       "cms:index:getClusters": fn(
         "Every cluster the token can see, optionally only those in one status.",
         { status: str(`Keep only clusters with this status: ${oneOf(CLUSTER_STATUSES)}.`) },
@@ -146,7 +147,7 @@ export function packageSchema(version: string): Record<string, unknown> {
         "One node of a cluster.",
         { clusterId: str("Cluster id, `cls_...`."), nodeId: str("Node id, `node_...`.") },
         ["clusterId", "nodeId"],
-        { $ref: "#/types/cms:index:NodeInfo" },
+        NODE_INFO,
       ),
       "cms:index:getKubeconfig": fn("The admin kubeconfig of a cluster.", { clusterId: str("Cluster id, `cls_...`.") }, ["clusterId"], {
         type: "object",
