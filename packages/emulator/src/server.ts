@@ -28,6 +28,7 @@ import {
   type UpdateBody,
 } from "./operations/clusters";
 import { getKubeconfig } from "./operations/kubeconfig";
+import { registerNoKubernetesRoutes } from "./no-kubernetes";
 import { getNode, listNodes } from "./operations/nodes";
 import {
   clusterListSchema,
@@ -337,6 +338,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
 
   registerV1Routes(app, state);
   registerControlRoutes(app, state, opts.adminToken, opts.control);
+  if (!state.kubernetes) registerNoKubernetesRoutes(app);
   return app;
 }
 
@@ -403,7 +405,7 @@ function registerV1Routes(app: FastifyInstance, state: EmulatorState): void {
           schema: { querystring: noQuery },
           config: { permission: "read", action: "reading a kubeconfig" },
           handler: async (req, reply) =>
-            reply.type("text/yaml; charset=utf-8").send(await getKubeconfig(state, who(req), req.params.cluster_id)),
+            reply.type("text/yaml; charset=utf-8").send(await getKubeconfig(state, who(req), req.params.cluster_id, req)),
         }),
     },
     "/v1/clusters/:cluster_id/nodes": {
