@@ -38,13 +38,16 @@ export function kubernetesPluginDir(): string {
  * Why the Kubernetes tests cannot run here, or undefined when they can (always in CI).
  *
  * @param needs.plugin the test deploys through the Kubernetes resource plugin too
+ * @param needs.controlPlane the test runs `--kubernetes` (default true)
  */
-export function kubernetesUnavailable(needs: { plugin?: boolean } = {}): string | undefined {
+export function kubernetesUnavailable(needs: { plugin?: boolean; controlPlane?: boolean } = {}): string | undefined {
   if (process.env.CI) return undefined;
-  try {
-    findKubernetesBinaries();
-  } catch {
-    return "no Kubernetes control plane and kwok: run packages/emulator/scripts/ensure-kubernetes to build them (about 20 min once)";
+  if (needs.controlPlane !== false) {
+    try {
+      findKubernetesBinaries();
+    } catch {
+      return "no Kubernetes control plane and kwok: run packages/emulator/scripts/ensure-kubernetes to build them (about 20 min once)";
+    }
   }
   if (needs.plugin) {
     try {

@@ -1,7 +1,9 @@
 /**
  * Kubeconfig rendering. The file is a real kubeconfig (clusters, users, contexts,
- * current-context) that `kubectl config view` accepts; its server is the cluster's endpoint
- * and its user authenticates with a bearer token that changes only on rotation.
+ * current-context) that `kubectl config view` accepts; its user authenticates with a bearer
+ * token that changes only on rotation. Its server is the cluster's endpoint, or, when no API
+ * server stands behind the cluster (no `--kubernetes`), the emulator's stand-in that says so
+ * (no-kubernetes.ts).
  */
 import { Scalar, stringify } from "yaml";
 import type { ClusterRecord } from "./records";
@@ -17,24 +19,28 @@ function quoted(value: string): Scalar<string> {
   return node;
 }
 
-/** YAML text of the cluster's kubeconfig. */
-export function renderKubeconfig(c: ClusterRecord): string {
+/**
+ * YAML text of the cluster's kubeconfig.
+ *
+ * @param standIn the server to name instead of the endpoint: a plain-HTTP URL, so the kubeconfig
+ *   carries no CA (clients that parse a CA whatever the scheme would fail on it, not on the cause)
+ */
+export function renderKubeconfig(c: ClusterRecord, standIn?: string): string {
   const user = `${c.name}-admin`;
   const context = `admin@${c.name}`;
-  // Without a real API server: a syntactically valid PEM wrapper around random bytes, which
-  // clients that only decode it accept.
-  const pem =
-    c.kubeconfig.caPem ??
-    `-----BEGIN CERTIFICATE-----\n${Buffer.from(c.kubeconfig.ca, "hex").toString("base64")}\n-----END CERTIFICATE-----\n`;
+  let cluster: Record<string, string>;
+  if (standIn !== undefined) cluster = { server: standIn };
+  else {
+    // Until a real API server's CA is recorded: a syntactically valid PEM wrapper around random bytes.
+    const pem =
+      c.kubeconfig.caPem ??
+      `-----BEGIN CERTIFICATE-----\n${Buffer.from(c.kubeconfig.ca, "hex").toString("base64")}\n-----END CERTIFICATE-----\n`;
+    cluster = { server: c.endpoint, "certificate-authority-data": Buffer.from(pem).toString("base64") };
+  }
   return stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [
-      {
-        name: quoted(c.name),
-        cluster: { server: c.endpoint, "certificate-authority-data": Buffer.from(pem).toString("base64") },
-      },
-    ],
+    clusters: [{ name: quoted(c.name), cluster }],
     users: [{ name: user, user: { token: c.kubeconfig.token } }],
     contexts: [{ name: context, context: { cluster: quoted(c.name), user, namespace: c.kubeconfig.namespace ?? "default" } }],
     "current-context": context,

@@ -68,8 +68,9 @@ export interface ClusterRecord {
 }
 
 /**
- * What a cluster's kubeconfig carries besides its endpoint. Without `--kubernetes` the token and
- * CA are random; with it, the CA and a service account token of a real API server.
+ * What a cluster's kubeconfig carries besides its server. Without `--kubernetes` the token is
+ * random (and the CA, which such a kubeconfig does not carry); with it, the CA and a service
+ * account token of a real API server.
  */
 export interface KubeconfigCredential {
   token: string;

@@ -17,6 +17,7 @@ import type { Fault } from "./faults";
 import { registerControlRoutes } from "./control-routes";
 import type { ControlExtras } from "./control";
 import type { ConnectionLimits, EmulatorControl, Permission } from "./types";
+import { registerNoKubernetesRoutes } from "./no-kubernetes";
 import { ALL_METHODS, registerV1Routes } from "./v1-routes";
 import { formatValidationError } from "./schemas";
 import type { EmulatorState } from "./state";
@@ -312,6 +313,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
 
   registerV1Routes(app, state);
   registerControlRoutes(app, state, opts.adminToken, opts.control);
+  if (!state.kubernetes) registerNoKubernetesRoutes(app);
   return app;
 }
 

@@ -100,7 +100,7 @@ export function registerV1Routes(app: FastifyInstance, state: EmulatorState): vo
           schema: { querystring: noQuery },
           config: { permission: "read", action: "reading a kubeconfig" },
           handler: async (req, reply) =>
-            reply.type("text/yaml; charset=utf-8").send(await getKubeconfig(state, who(req), req.params.cluster_id)),
+            reply.type("text/yaml; charset=utf-8").send(await getKubeconfig(state, who(req), req.params.cluster_id, req)),
         }),
     },
     "/v1/clusters/:cluster_id/nodes": {
