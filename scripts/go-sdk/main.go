@@ -1,0 +1,175 @@
+// Command go-sdk writes the Go SDK of a Pulumi package from its schema, with
+// Pulumi's own Go code generator (pkg/v3/codegen/go, the one behind
+// `pulumi package gen-sdk --language go`). Built and run by scripts/gen-go-sdk;
+// see CONTRIBUTING.md, "The Pulumi CLI".
+//
+//	go-sdk [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR
+//
+// It runs offline and starts no plugin: `pulumi package gen-sdk` would ask the
+// Go language host for the SDK, and the hosts built here predate that call.
+// The schema must be self-contained (no references to other packages) and
+// name its Go import path in language.go.importBasePath.
+//
+// OUTDIR receives the generated files and a go.mod whose
+// github.com/pulumi/pulumi/sdk/v3 requirement is -sdk-version (by default the
+// sdk/v3 this command was built with, the one the generated code is written
+// for). OUTDIR must not exist or be empty: the caller decides what replaces
+// what.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+
+	"github.com/blang/semver"
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"golang.org/x/mod/modfile"
+	modsemver "golang.org/x/mod/semver"
+)
+
+const sdkModule = "github.com/pulumi/pulumi/sdk/v3"
+
+// noReferences is the schema loader: a reference to another package's schema
+// would need that package's plugin, which this command does not start.
+type noReferences struct{}
+
+func (noReferences) LoadPackage(pkg string, _ *semver.Version) (*schema.Package, error) {
+	return nil, fmt.Errorf("the schema refers to package %q: only self-contained schemas are supported", pkg)
+}
+
+func (l noReferences) LoadPackageV2(_ context.Context, d *schema.PackageDescriptor) (*schema.Package, error) {
+	return l.LoadPackage(d.Name, nil)
+}
+
+func main() {
+	sdkVersion := flag.String("sdk-version", linkedSDKVersion(),
+		"the "+sdkModule+" version the generated go.mod requires")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR\n", os.Args[0])
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 2 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(flag.Arg(0), flag.Arg(1), *sdkVersion); err != nil {
+		fmt.Fprintf(os.Stderr, "go-sdk: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// linkedSDKVersion is the sdk/v3 version this binary was built with.
+func linkedSDKVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == sdkModule {
+				return dep.Version
+			}
+		}
+	}
+	return ""
+}
+
+func run(schemaPath, outDir, sdkVersion string) error {
+	if !modsemver.IsValid(sdkVersion) {
+		return fmt.Errorf("-sdk-version must be a module version such as v3.248.0, got %q", sdkVersion)
+	}
+	if entries, err := os.ReadDir(outDir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("OUTDIR %s must not exist or be empty", outDir)
+	}
+
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		return err
+	}
+	var spec schema.PackageSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
+	}
+	var goInfo gogen.GoPackageInfo
+	if langRaw, ok := spec.Language["go"]; ok {
+		if err := json.Unmarshal(langRaw, &goInfo); err != nil {
+			return fmt.Errorf("%s: language.go: %w", schemaPath, err)
+		}
+	}
+	if goInfo.ImportBasePath == "" {
+		return fmt.Errorf("%s: language.go.importBasePath is required (the Go import path of the SDK's root package)", schemaPath)
+	}
+
+	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", schemaPath, err)
+	}
+	files, err := gogen.GeneratePackage("pulumi-cms gen-go-sdk", pkg, nil)
+	if err != nil {
+		return err
+	}
+
+	goMod, err := sdkGoMod(files["go.mod"], goInfo, sdkVersion)
+	if err != nil {
+		return err
+	}
+	files["go.mod"] = goMod
+
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		target := filepath.Join(outDir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "go-sdk: wrote %d files of package %s to %s (%s %s)\n",
+		len(names), pkg.Name, outDir, sdkModule, sdkVersion)
+	return nil
+}
+
+// sdkGoMod returns the SDK's go.mod: the generator's own when the schema asks
+// for one (supportPack), else one in the generator's layout (the module one
+// level above the import base path), requiring sdk/v3 at sdkVersion.
+func sdkGoMod(generated []byte, goInfo gogen.GoPackageInfo, sdkVersion string) ([]byte, error) {
+	var f *modfile.File
+	if generated != nil {
+		parsed, err := modfile.Parse("go.mod", generated, nil)
+		if err != nil {
+			return nil, fmt.Errorf("the generated go.mod does not parse: %w", err)
+		}
+		f = parsed
+	} else {
+		modulePath := goInfo.ModulePath
+		if modulePath == "" {
+			modulePath = path.Dir(goInfo.ImportBasePath)
+		}
+		f = &modfile.File{}
+		if err := f.AddModuleStmt(modulePath); err != nil {
+			return nil, err
+		}
+		if err := f.AddGoStmt("1.25"); err != nil {
+			return nil, err
+		}
+	}
+	if f.Module == nil {
+		return nil, errors.New("the generated go.mod has no module statement")
+	}
+	if err := f.AddRequire(sdkModule, sdkVersion); err != nil {
+		return nil, err
+	}
+	f.Cleanup()
+	return f.Format()
+}
