@@ -2,10 +2,13 @@
  * The native plugin under a YAML program and the real CLI: `pulumi-resource-cms` installed from
  * the package's tarball, `pulumi-language-yaml` built from Go modules (scripts/ensure-pulumi).
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { eventually, killTree, type LifecycleEmulator, startLifecycleEmulator } from "../lifecycle/harness.mjs";
-import { createNativeProject } from "../support/native";
+import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator } from "../lifecycle/harness.mjs";
+import { codeBlocks } from "../support/docs";
+import { createNativeProject, nativePluginBin } from "../support/native";
 
 const STEP = 240_000;
 const CLUSTER = "cms:index:Cluster";
@@ -74,7 +77,7 @@ describe("a YAML program on the native plugin", () => {
     await project?.destroy([], { allowFailure: true });
     await project?.dispose();
     await emu?.close();
-  });
+  }, STEP);
 
   it(
     "previews a new stack without a single call to the service",
@@ -174,7 +177,7 @@ describe("a YAML program's customTimeouts", () => {
   let project: PulumiProject;
 
   beforeAll(async () => {
-    emu = await startLifecycleEmulator({ provisionSeconds: 600 });
+    emu = await startLifecycleEmulator({ provisionSeconds: 60 });
     project = await createNativeProject({
       name: "native-yaml",
       files: { "Pulumi.yaml": yamlProgram({ createTimeout: "4s" }) },
@@ -187,22 +190,21 @@ describe("a YAML program's customTimeouts", () => {
     await project?.destroy([], { allowFailure: true });
     await project?.dispose();
     await emu?.close();
-  });
+  }, STEP);
 
   it(
     "end a slow create at that time, name it, and keep the cluster in the stack for the next run",
     async () => {
       const up = await project.up([], { allowFailure: true });
       expect(up.code).not.toBe(0);
-      expect(up.output).toContain("create timeout");
-      expect(up.output).toContain("4s");
-      // Bounded by the engine's timeout, not the emulator's ten minutes.
+      expect(up.output).toContain("timed out after 4s waiting for cluster");
+      // Bounded by the engine's timeout, not the emulator's minute.
       expect(up.durationMs).toBeLessThan(120_000);
       const [cluster] = await emu.clusters();
       expect(cluster.status).toBe("provisioning");
       const kept = (await project.exportStack()).resources.filter((r) => r.type === CLUSTER);
       expect(kept.map((r) => r.id)).toEqual([cluster.id]);
-      expect(kept[0].initErrors?.join("\n")).toContain("create timeout");
+      expect(kept[0].initErrors?.join("\n")).toContain("timed out after 4s");
     },
     STEP,
   );
@@ -226,7 +228,7 @@ describe("two stacks of one YAML project on one token", () => {
       await p?.dispose();
     }
     await emu?.close();
-  });
+  }, STEP);
 
   it(
     "each create its own auto-named cluster, and destroying one leaves the other",
@@ -265,7 +267,7 @@ describe("a YAML program's create killed with the CLI", () => {
     await project?.destroy([], { allowFailure: true });
     await project?.dispose();
     await emu?.close();
-  });
+  }, STEP);
 
   it(
     "leaves no orphan: the next run takes over the cluster the killed one created",
@@ -291,6 +293,47 @@ describe("a YAML program's create killed with the CLI", () => {
       expect(next.output).toContain(`cluster ${orphan.id}`);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([orphan.id]);
       expect((await project.outputs()).id).toBe(orphan.id);
+    },
+    STEP,
+  );
+});
+
+describe("the README's YAML program", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    const [program] = codeBlocks(fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"), ["yaml"]);
+    // Where npm put the plugin here, in place of the README's example directory.
+    const here = program.replace(/path: \/usr\/local\/bin\b/, `path: ${await nativePluginBin()}`);
+    expect(here).not.toBe(program);
+    project = await createNativeProject({
+      name: "clusters",
+      files: { "Pulumi.yaml": here },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+      // As on a user's machine: nothing stops the CLI from looking for plugins online but the program.
+      env: { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "" },
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    await project?.destroy([], { allowFailure: true });
+    await project?.dispose();
+    await emu?.close();
+  }, STEP);
+
+  it(
+    "runs as written against the emulator, its plugin found where the program says",
+    async () => {
+      const up = await project.up();
+      expect(up.output).not.toMatch(/from \$PATH|downloading/);
+      const out = await project.outputs();
+      expect(out.status).toBe("running");
+      expect((await emu.clusters()).map((c) => c.name)).toEqual([out.name]);
+      await project.destroy();
+      expect(await emu.clusters()).toEqual([]);
     },
     STEP,
   );

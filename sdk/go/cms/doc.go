@@ -1,0 +1,2 @@
+// Managed Kubernetes clusters of the Cluster Management Service.
+package cms
