@@ -56,6 +56,16 @@ module.exports = {
       from: { path: HOSTS },
       to: { path: SURFACE },
     },
+    {
+      name: "emulator-stands-alone",
+      comment:
+        "packages/emulator is a package of its own: its code and its tests import nothing of the root's " +
+        "test/ or src/ but the shared wire contract and clock its build compiles (src/shared/). The root " +
+        "may use the emulator's test helpers (test/support re-exports them), never the reverse.",
+      severity: "error",
+      from: { path: "^packages/emulator/" },
+      to: { path: "^(src|test|scripts|bench)/", pathNot: "^src/shared/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -66,6 +66,30 @@ export function checkAnswer<T>(shape: AnswerShape, value: unknown, from: AnswerS
   throw brokenAnswer(from, ...explain(e, value, SHAPES[shape].what, from.secrets));
 }
 
+/**
+ * The body of an answer, parsed and checked against the contract. `endpoint` is named when the
+ * body is not JSON at all: the endpoint is then likely not a Cluster Management Service.
+ */
+export function parseAnswer<T>(shape: AnswerShape, body: string, from: AnswerSource, endpoint: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw brokenAnswer(
+      from,
+      `a body that is not JSON (${quote(body, from.secrets)}); is the endpoint (${endpoint}) a Cluster Management Service?`,
+    );
+  }
+  return checkAnswer<T>(shape, value, from);
+}
+
+/** Nothing, when the answer's `field` is what was asked for; else the answer is about another `kind` and broken. */
+export function sameField(field: string, got: string, asked: string, kind: string, from: AnswerSource): void {
+  if (got === asked) return;
+  const with_ = `"${field}" ${quote(got, from.secrets)} where ${quote(asked, from.secrets)} was asked for: another ${kind}`;
+  throw brokenAnswer(from, with_, field);
+}
+
 /** The error for an answer that breaks the contract: `with` says how (`no "id"`). */
 export function brokenAnswer(from: AnswerSource, with_: string, field?: string): ContractError {
   return new ContractError({

@@ -2,7 +2,8 @@
  * Client of the Cluster Management Service v1 API: typed methods, typed errors, retries that
  * never duplicate a cluster, and a process-wide rate limiter per endpoint + token.
  */
-export { CmsClient, createClient, type CallOptions, type CreateOptions } from "./client";
+export { CmsClient, createClient, type CreateOptions } from "./client";
+export type { CallOptions } from "./budget";
 export { clusterPages, isLastPage, listPageCount, type ClusterLister } from "./pagination";
 export {
   DEFAULT_CLIENT_OPTIONS,

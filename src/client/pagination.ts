@@ -13,7 +13,7 @@
  *   `total`, fails the listing with an error saying what the service did.
  */
 import { ApiError } from "./errors";
-import { type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "../shared/wire-types";
+import { type ApiCluster, type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "../shared/wire-types";
 
 /** Guard against a service that never stops answering full pages: 1,000,000 clusters. */
 const MAX_PAGES = 10_000;
@@ -117,4 +117,32 @@ export async function* clusterPages(client: ClusterLister, query: { status?: Clu
     if (!confirming && isLastPage(list, page, size)) return;
   }
   throw listingError(`${MAX_PAGES} pages of ${size} clusters and still no last page`);
+}
+
+/**
+ * Passes over the listing when its pages and `total` disagree: clusters created or deleted between
+ * two pages can do that once; a service that does it every time is answering inconsistently.
+ */
+const LISTING_PASSES = 3;
+
+/**
+ * Every cluster (optionally of one status), walking all pages ({@link clusterPages}). Complete or
+ * an error: pages that contradict each other or `total`, listing after listing, fail it.
+ */
+export async function allClusters(client: ClusterLister, query: { status?: ClusterStatus } = {}): Promise<ApiCluster[]> {
+  for (let pass = 1; ; pass++) {
+    const seen = new Map<string, ApiCluster>();
+    let total: number | undefined;
+    // Clusters created or deleted while we page can shift items across pages: key by id.
+    for await (const list of clusterPages(client, query)) {
+      for (const c of list.items) seen.set(c.id, c);
+      total = totalOf(list);
+    }
+    if (total === undefined || seen.size === total) return [...seen.values()];
+    if (pass === LISTING_PASSES) {
+      throw listingError(
+        `the pages held ${seen.size} different clusters where \`total\` says ${total}, in ${LISTING_PASSES} listings in a row`,
+      );
+    }
+  }
 }

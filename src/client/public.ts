@@ -11,7 +11,8 @@
  *
  * @module client
  */
-export { CmsClient, createClient, type CallOptions, type CreateOptions } from "./client";
+export { CmsClient, createClient, type CreateOptions } from "./client";
+export type { CallOptions } from "./budget";
 export type { ClientOptions, RetryInfo } from "./options";
 export * from "./errors";
 export type { NameProof } from "../shared/ownership";

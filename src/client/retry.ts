@@ -1,7 +1,7 @@
 /**
  * The retry DECISION, kept pure: given what happened to one attempt, say whether to try again,
  * how long to wait first and why. Doing the retry (sleeping, re-sending, looking up a cluster
- * whose creation reply was lost) is the client's job; see `client.ts`.
+ * whose creation reply was lost) is `retry-driver.ts`'s job.
  */
 import { parseDateHeader, parseRateLimitReset, parseRetryAfter, quoteHeader, type HeaderBag } from "./headers";
 import { omitUndefined } from "../shared/omit-undefined";

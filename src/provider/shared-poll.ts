@@ -47,7 +47,7 @@ import { isNotFound, NotFoundError } from "../client/errors";
 import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
 import { systemClock, type Clock } from "../shared/clock";
 import { processSlot } from "../shared/process-slot";
-import type { CallOptions } from "../client/client";
+import type { CallOptions } from "../client/budget";
 import { sharedLister } from "./listings";
 import { processClock } from "./settings";
 

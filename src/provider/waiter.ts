@@ -12,7 +12,7 @@
  * poll is the schedule's second (3 s), so the wait costs no more calls than without it (see
  * `schedule.ts` for the one change it notices later).
  */
-import type { CallOptions } from "../client/client";
+import type { CallOptions } from "../client/budget";
 import type { Clock } from "../shared/clock";
 import { CmsError } from "../shared/cms-error";
 import type { ApiCluster, ApiNodeList } from "../shared/wire-types";

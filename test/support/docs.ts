@@ -2,6 +2,8 @@
 import GithubSlugger from "github-slugger";
 import MarkdownIt from "markdown-it";
 
+export { stillAnswering } from "../../packages/emulator/test/support/emulator";
+
 /**
  * The first ```bash block after the line `heading` (e.g. `## Try it offline…` or `### Merge`) of
  * `markdown`; `source` names the file in errors.
@@ -12,19 +14,6 @@ export function bashBlockAfter(markdown: string, heading: string, source: string
   const m = /```bash\n([\s\S]*?)```/.exec(markdown.slice(at));
   if (!m) throw new Error(`${source}: no bash block under "${heading}"`);
   return m[1];
-}
-
-/** Whether `url` still answers after waiting up to `timeoutMs` for it to stop (a stopped server). */
-export async function stillAnswering(url: string, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answering = await fetch(url).then(
-      () => true,
-      () => false,
-    );
-    if (!answering || Date.now() >= deadline) return answering;
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const markdown = new MarkdownIt();

@@ -1,4 +1,1 @@
-export declare function eventually<T>(
-  fn: () => T | Promise<T>,
-  options?: { timeoutMs?: number; intervalMs?: number; what?: string; describe?: (last: T) => string },
-): Promise<T>;
+export { eventually } from "../../packages/emulator/test/support/eventually.mjs";

@@ -5,10 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { controlClient } from "../src";
-import { CLI, ensureCliBuilt, runCli as run, waitForLines } from "../../../test/support/cli";
-import { Api, clusterBody } from "../../../test/support/emulator";
-import { eventually } from "../../../test/support/eventually.mjs";
-import { stillAnswering } from "../../../test/support/docs";
+import { CLI, ensureCliBuilt, runCli as run, waitForLines } from "./support/cli";
+import { Api, clusterBody, stillAnswering } from "./support/emulator";
+import { eventually } from "./support/eventually.mjs";
 
 beforeAll(ensureCliBuilt, 120_000);
 

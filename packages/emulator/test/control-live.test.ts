@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { controlClient, ControlError, ManualClock, type EmulatorControl, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "../../../test/support/emulator";
+import { type Api, clusterBody, start } from "./support/emulator";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../src";
 import { toPrincipal } from "../src/auth";
-import { ensureCliBuilt, kill9, listeningUrl, runCli } from "../../../test/support/cli";
-import { Api, clusterBody, until } from "../../../test/support/emulator";
+import { ensureCliBuilt, kill9, listeningUrl, runCli } from "./support/cli";
+import { Api, clusterBody, until } from "./support/emulator";
 
 /** What came back on a raw connection: status line, headers, body, and whether the server closed it. */
 interface RawAnswer {

@@ -5,10 +5,9 @@
 import { execFileSync } from "node:child_process";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../../src/client";
 import type { RunningEmulator } from "../src";
-import { emulator } from "../../../test/support/client";
-import { kubectl } from "../../../test/support/kubernetes";
+import { start } from "./support/emulator";
+import { kubectl } from "./support/kubernetes";
 
 const NAMES = ["yes", "No", "ON", "off", "y", "n", "Y", "true", "null", "0b101", "0o17", "0x1F", "012", "1e3", "1-2"];
 
@@ -24,11 +23,14 @@ const installed = (() => {
 let emu: RunningEmulator;
 const texts = new Map<string, string>();
 beforeAll(async () => {
-  emu = await emulator();
-  const client = createClient({ endpoint: emu.url, token: emu.token });
+  const started = await start();
+  emu = started.emu;
   for (const name of NAMES) {
-    const { id } = await client.createCluster({ name, control_planes: 1, workers: 1, node_size: "small" });
-    texts.set(name, await client.getKubeconfig(id));
+    const created = await started.api.post("/v1/clusters", { name, control_planes: 1, workers: 1, node_size: "small" });
+    expect(created.status).toBe(201);
+    const kubeconfig = await started.api.get(`/v1/clusters/${created.body.id}/kubeconfig`);
+    expect(kubeconfig.status).toBe(200);
+    texts.set(name, kubeconfig.text);
   }
 });
 afterAll(async () => {

@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../src";
-import { appManifest, kubectl, kubernetesUnavailable } from "../../../test/support/kubernetes";
-import { alive, descendants } from "../../../test/lifecycle/harness.mjs";
-import { CLI } from "../../../test/support/cli";
-import { Api, clusterBody, start, until } from "../../../test/support/emulator";
+import { appManifest, kubectl, kubernetesUnavailable } from "./support/kubernetes";
+import { alive, descendants } from "./support/process-tree.mjs";
+import { CLI } from "./support/cli";
+import { Api, clusterBody, start, until } from "./support/emulator";
 
 const SLOW = 120_000;
 const skip = kubernetesUnavailable();

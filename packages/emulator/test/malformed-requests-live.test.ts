@@ -2,7 +2,7 @@
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "../../../test/support/emulator";
+import { type Api, clusterBody, start } from "./support/emulator";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;

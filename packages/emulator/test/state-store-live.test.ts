@@ -10,12 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../src";
-import { provisionCluster, type ClusterRecord } from "../src/lifecycle";
+import { provisionCluster } from "../src/lifecycle";
+import type { ClusterRecord } from "../src/records";
 import { StateStore } from "../src/store";
-import { ensureCliBuilt, kill9, listeningUrl, runCli, type StartedCli } from "../../../test/support/cli";
-import { Api, clusterBody } from "../../../test/support/emulator";
-import { rejection } from "../../../test/support/rejection";
-import { sqlite } from "../../../test/support/sqlite";
+import { ensureCliBuilt, kill9, listeningUrl, runCli, type StartedCli } from "./support/cli";
+import { Api, clusterBody } from "./support/emulator";
+import { rejection } from "./support/rejection";
+import { sqlite } from "./support/sqlite";
 
 const TOKEN = "state-store-token-0123";
 const LEGACY = join(__dirname, "legacy-state");

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../src";
 import { parseDuration } from "../src/auth";
-import { ensureCliBuilt, runCli } from "../../../test/support/cli";
-import { Api, clusterBody, start } from "../../../test/support/emulator";
+import { ensureCliBuilt, runCli } from "./support/cli";
+import { Api, clusterBody, start } from "./support/emulator";
 
 const DAY = 86_400_000;
 

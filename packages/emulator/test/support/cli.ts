@@ -8,8 +8,7 @@ import { join, resolve } from "node:path";
 import { expect } from "vitest";
 import { eventually } from "./eventually.mjs";
 
-const root = resolve(__dirname, "../..");
-const emulatorPackage = join(root, "packages/emulator");
+const emulatorPackage = resolve(__dirname, "../..");
 /** The compiled `cms-emulator`, where the emulator's package.json says its bin is. */
 export const CLI = join(emulatorPackage, JSON.parse(readFileSync(join(emulatorPackage, "package.json"), "utf8")).bin["cms-emulator"]);
 
@@ -22,10 +21,12 @@ export function ensureCliBuilt(): void {
         e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith(".ts") ? statSync(join(dir, e.name)).mtimeMs : 0,
       ),
     );
-  const sources = Math.max(newest(join(root, "packages/emulator/src")), newest(join(root, "src/shared")));
+  // The emulator's build compiles the wire contract and clock it shares with the provider too
+  // (its tsconfig.json): those sources count as its own.
+  const sources = Math.max(newest(join(emulatorPackage, "src")), newest(join(emulatorPackage, "../../src/shared")));
   if (!existsSync(CLI) || statSync(CLI).mtimeMs < sources) {
     // Other packages of the repo may have type errors mid-work; tsc still emits, so only the output matters.
-    spawnSync("npx", ["tsc", "-p", "packages/emulator/tsconfig.json"], { cwd: root, stdio: "ignore" });
+    spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: emulatorPackage, stdio: "ignore" });
   }
   expect(existsSync(CLI)).toBe(true);
 }
