@@ -59,6 +59,8 @@ describe("the package tarball", () => {
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
     "dist/emulator/index.js",
     "dist/recover/cli.js",
+    // The native plugin, the `pulumi-resource-cms` bin (test/native runs it from this tarball).
+    "dist/hosts/native/main.js",
     // The state contract: the entry every stack's serialized provider loads.
     "dist/provider/cluster-provider.js",
   ])("holds %s", (file) => {
@@ -87,6 +89,12 @@ describe("the package tarball", () => {
       expect(installScripts).toEqual([]);
     },
   );
+
+  it("names the native plugin as a bin, so that `npm install -g` puts pulumi-resource-cms on PATH", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(pkg.bin["pulumi-resource-cms"]).toBe("dist/hosts/native/main.js");
+    expect(fs.readFileSync(path.join(REPO_ROOT, pkg.bin["pulumi-resource-cms"]), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
 
   it("exports the state contract's entry explicitly", () => {
     const pkg = JSON.parse(execFileSync("cat", ["package.json"], { cwd: REPO_ROOT, encoding: "utf8" })) as {
