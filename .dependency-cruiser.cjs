@@ -50,6 +50,15 @@ module.exports = {
       to: { path: [...HOSTS, SURFACE] },
     },
     {
+      name: "core-imports-no-pulumi-sdk",
+      comment:
+        "The provider core works in its own terms (operations/results.ts); each host speaks its engine's. " +
+        "connection/stack-config.ts is the exception: the program, not a host, reads the stack configuration.",
+      severity: "error",
+      from: { path: "^src/(provider|connection)/", pathNot: [CONTRACT_FILES, "^src/connection/stack-config[.]ts$"] },
+      to: { path: "node_modules/@pulumi/pulumi" },
+    },
+    {
       name: "hosts-below-surface",
       comment: "A host runs the core; the package's surface stands on top of it.",
       severity: "error",
@@ -69,7 +78,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(node_modules|dist)/" },
+    // node_modules stays in the graph, unfollowed, so a rule can name a package (core-imports-no-pulumi-sdk).
+    exclude: { path: "(^|/)dist/" },
     tsConfig: { fileName: "tsconfig.json" },
     // Type-only imports count: a cycle through types is still a cycle of ideas.
     tsPreCompilationDeps: true,

@@ -46,14 +46,14 @@ export function fromStruct(struct: { toJavaScript(): Record<string, unknown> } |
 const PER_REQUEST = ["__urn", "__timeouts", "__provider", "__get", "__import", "__inState"] as const;
 
 /** `props` without the per-request hidden properties. */
-export function withoutPerRequest(props: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...props };
+export function withoutPerRequest(props: object): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...props };
   for (const k of PER_REQUEST) delete out[k];
   return out;
 }
 
 /** Mark what must never be stored plain: the connection's token and (in outputs) the kubeconfig. */
-export function markSecrets(props: Record<string, unknown>): Record<string, unknown> {
+export function markSecrets(props: object): Record<string, unknown> {
   const out = withoutPerRequest(props);
   const connection = out.connection as ClusterOutputs["connection"] | undefined;
   if (connection && typeof connection === "object" && connection.token !== undefined) {

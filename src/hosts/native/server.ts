@@ -173,7 +173,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs))));
       }
       const result = await withInitFailure(() => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }));
-      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs as Record<string, unknown>)));
+      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs)));
     },
     async read(req) {
       const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
@@ -203,7 +203,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const result = await withInitFailure(() =>
         update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
       );
-      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs as Record<string, unknown>)));
+      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs)));
     },
     async delete(req) {
       const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
@@ -257,12 +257,13 @@ function previewOutputs(inputs: Record<string, unknown>): Record<string, unknown
 }
 
 /** The inputs a `pulumi import` records: the cluster's own values, nothing carried over. */
-function importedInputs(inputs: Record<string, unknown>): Record<string, unknown> {
+function importedInputs(inputs: object): Record<string, unknown> {
   return pick(inputs, ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"]);
 }
 
-function pick(from: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((k) => from[k] !== undefined).map((k) => [k, from[k]]));
+function pick(from: object, keys: string[]): Record<string, unknown> {
+  const bag = from as Record<string, unknown>;
+  return Object.fromEntries(keys.filter((k) => bag[k] !== undefined).map((k) => [k, bag[k]]));
 }
 
 /**

@@ -8,7 +8,7 @@
  * which the engine ignores once the resource is in the state (a replacement must create a
  * cluster, not adopt the one it replaces or has just deleted).
  */
-import type * as pulumi from "@pulumi/pulumi";
+import type { CheckResult } from "./results";
 import type { ConnectionInputs } from "../../connection";
 import { checkCluster } from "../check";
 import { nextAutoNameGeneration } from "../naming";
@@ -16,11 +16,7 @@ import { expectOperation } from "../shared-poll";
 import { containsUnknown } from "../unknown";
 import type { OperationContext } from "./context";
 
-export async function check(
-  ctx: OperationContext,
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<pulumi.dynamic.CheckResult> {
+export async function check(ctx: OperationContext, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
   const urn = typeof news.__urn === "string" ? news.__urn : undefined;
   const inState = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
   if (inState && urn) ctx.stateMemory.remember(urn, olds);

@@ -6,7 +6,7 @@
  */
 import { codeOf } from "../../shared/cms-error";
 import { OperationError } from "../errors";
-import type * as pulumi from "@pulumi/pulumi";
+import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
@@ -19,7 +19,7 @@ import type { ClusterInputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs } from "./context";
 
-export async function create(ctx: OperationContext, raw: Record<string, unknown>): Promise<pulumi.dynamic.CreateResult> {
+export async function create(ctx: OperationContext, raw: Record<string, unknown>): Promise<CreateResult> {
   const inputs = raw as unknown as ClusterInputs;
   const { onProgress, client, secrets, waits } = await ctx.start("create", inputs);
 

@@ -13,7 +13,7 @@
  */
 import { codeOf } from "../../shared/cms-error";
 import { OperationError } from "../errors";
-import type * as pulumi from "@pulumi/pulumi";
+import type { ReadResult } from "./results";
 import { isNotFound, statusOf } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "../../shared/wire-types";
@@ -26,7 +26,7 @@ import { readCluster } from "../shared-reads";
 import type { ClusterOutputs } from "../types";
 import type { OperationContext } from "./context";
 
-export async function read(ctx: OperationContext, id: string, raw?: Record<string, unknown>): Promise<pulumi.dynamic.ReadResult> {
+export async function read(ctx: OperationContext, id: string, raw?: Record<string, unknown>): Promise<ReadResult> {
   const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
   const getting = props.__get === true || typeof props.__get === "string";
   // How the failure names the lookup: `Cluster.get`, or the host's own (`pulumi import`).

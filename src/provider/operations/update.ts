@@ -6,7 +6,7 @@
  */
 import { codeOf } from "../../shared/cms-error";
 import { OperationError } from "../errors";
-import type * as pulumi from "@pulumi/pulumi";
+import type { UpdateResult } from "./results";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "../../shared/wire-types";
@@ -23,7 +23,7 @@ export async function update(
   id: string,
   oldsRaw: Record<string, unknown>,
   newsRaw: Record<string, unknown>,
-): Promise<pulumi.dynamic.UpdateResult> {
+): Promise<UpdateResult> {
   const olds = oldsRaw as unknown as ClusterOutputs;
   const news = newsRaw as unknown as ClusterInputs;
   const { onProgress, client, secrets, waits } = await ctx.start("update", news);

@@ -1,0 +1,39 @@
+/**
+ * What the operations return, in the core's own terms: each host turns them into its engine's
+ * shapes (the dynamic host hands them on as they are; the native host builds protocol messages).
+ */
+import type { ClusterDiff } from "../diff";
+import type { ClusterInputs, ClusterOutputs } from "../types";
+
+/** One problem with one input, naming the property and the rule. */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/** `check`: the inputs with defaults filled in, and what is wrong with them. */
+export interface CheckResult {
+  inputs: Record<string, unknown>;
+  failures: CheckFailure[];
+}
+
+/** `diff`: see {@link ClusterDiff}. */
+export type DiffResult = ClusterDiff;
+
+/** `create`: the new cluster's id and outputs. */
+export interface CreateResult {
+  id: string;
+  outs: ClusterOutputs;
+}
+
+/** `read`: the cluster as it is, and the inputs that describe it; empty when it is gone. */
+export interface ReadResult {
+  id?: string;
+  props?: ClusterOutputs;
+  inputs?: ClusterInputs;
+}
+
+/** `update`: the outputs after the change. */
+export interface UpdateResult {
+  outs: ClusterOutputs;
+}
