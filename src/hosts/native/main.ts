@@ -8,7 +8,7 @@ import { safeMessage } from "../../connection";
 import { offerHostProgress } from "../../provider/progress";
 import { connectToEngine } from "../engine-progress";
 import { pulumiGrpc } from "../pulumi-grpc";
-import { providerHandlers } from "./server";
+import { providerHandlers } from "./handlers";
 
 /** The engine's address: the last argument that is not a flag. */
 export function engineAddressFromArgs(args: readonly string[]): string | undefined {
