@@ -9,12 +9,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator } from "../lifecycle/harness.mjs";
-import { createNativeProject } from "../support/native";
+import { type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
+import { clusterSteps, createNativeProject } from "../support/native";
 
 const execFile = promisify(execFileCb);
 const STEP = 600_000;
-const CLUSTER = "cms:index:Cluster";
 
 /** The sdk/v3 the committed Go SDK requires: the program takes the same. */
 const SDK_VERSION = "v3.248.0";
@@ -78,9 +77,6 @@ runtime:
     binary: ./native-go
 `;
 
-const clusterSteps = (r: { steps: Array<{ kind: string; op: string; type: string }> }) =>
-  r.steps.filter((s) => s.kind === "outputs" && s.type === CLUSTER).map((s) => s.op);
-
 describe("a Go program on the native plugin", () => {
   let emu: LifecycleEmulator;
   let project: PulumiProject;
@@ -97,11 +93,7 @@ describe("a Go program on the native plugin", () => {
     await execFile("go", ["build", "-o", "native-go", "."], { cwd: project.dir, timeout: STEP });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  }, STEP);
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "creates the cluster and reads it back through the lookups",

@@ -6,11 +6,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPulumi, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { CLUSTER_TYPE as DYNAMIC_TYPE, createProject, type LifecycleEmulator, startLifecycleEmulator } from "../lifecycle/harness.mjs";
-import { createNativeProject, nativePluginBin } from "../support/native";
+import {
+  CLUSTER_TYPE as DYNAMIC_TYPE,
+  createProject,
+  type LifecycleEmulator,
+  startLifecycleEmulator,
+  teardown,
+} from "../lifecycle/harness.mjs";
+import { createNativeProject, NATIVE_CLUSTER, nativePluginBin } from "../support/native";
 
 const STEP = 240_000;
-const CLUSTER = "cms:index:Cluster";
 
 describe("pulumi import cms:index:Cluster", () => {
   let emu: LifecycleEmulator;
@@ -26,11 +31,7 @@ describe("pulumi import cms:index:Cluster", () => {
     });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  });
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "takes an existing cluster into the stack, and the program it writes previews with no changes",
@@ -41,10 +42,10 @@ describe("pulumi import cms:index:Cluster", () => {
       await emu.waitForCluster(id, (c) => c?.status === "running");
 
       const generated = path.join(project.dir, "imported.yaml");
-      const imported = await project.run(["import", CLUSTER, "existing", id, "--yes", "--protect=false", "--out", generated]);
+      const imported = await project.run(["import", NATIVE_CLUSTER, "existing", id, "--yes", "--protect=false", "--out", generated]);
       expect(imported.output).toMatch(/=\s+cms:index:Cluster\s+existing\s+import/);
       const state = await project.exportStack();
-      expect(state.resources.filter((r) => r.type === CLUSTER).map((r) => r.id)).toEqual([id]);
+      expect(state.resources.filter((r) => r.type === NATIVE_CLUSTER).map((r) => r.id)).toEqual([id]);
       expect(state.text).not.toContain(emu.token);
 
       // The generated resource, as the program: nothing to change.
@@ -60,7 +61,7 @@ describe("pulumi import cms:index:Cluster", () => {
   it(
     "of an id that does not exist fails naming it, and records nothing",
     async () => {
-      const result = await project.run(["import", CLUSTER, "ghost", "cls_0123456789abcdef", "--yes"], { allowFailure: true });
+      const result = await project.run(["import", NATIVE_CLUSTER, "ghost", "cls_0123456789abcdef", "--yes"], { allowFailure: true });
       expect(result.code).not.toBe(0);
       expect(result.output).toContain("cls_0123456789abcdef");
       expect(result.output).not.toMatch(/reading 'toJavaScript'/);
@@ -85,11 +86,7 @@ describe("a stack moved from the dynamic Cluster to the native one", () => {
     });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  });
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "keeps its cluster: state delete of the dynamic resource, then the native one with the import option",
@@ -101,10 +98,10 @@ describe("a stack moved from the dynamic Cluster to the native one", () => {
       // The steps the README gives.
       await project.run(["state", "delete", dynamic.urn, "--yes"]);
       const cluster = (extra: string) =>
-        `name: moving\nruntime: yaml\nresources:\n  cluster:\n    type: ${CLUSTER}\n    properties:\n      name: kept\n      controlPlanes: 1\n      workers: 2\n      nodeSize: small\n${extra}outputs:\n  id: \${cluster.id}\n`;
+        `name: moving\nruntime: yaml\nresources:\n  cluster:\n    type: ${NATIVE_CLUSTER}\n    properties:\n      name: kept\n      controlPlanes: 1\n      workers: 2\n      nodeSize: small\n${extra}outputs:\n  id: \${cluster.id}\n`;
       fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), cluster(`    options:\n      import: ${id}\n`));
       const up = await project.up();
-      expect(up.steps.filter((s) => s.kind === "outputs" && s.type === CLUSTER).map((s) => s.op)).toEqual(["import"]);
+      expect(up.steps.filter((s) => s.kind === "outputs" && s.type === NATIVE_CLUSTER).map((s) => s.op)).toEqual(["import"]);
       expect((await project.outputs()).id).toBe(id);
 
       fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), cluster(""));

@@ -6,12 +6,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator } from "../lifecycle/harness.mjs";
+import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
 import { codeBlocks } from "../support/docs";
-import { createNativeProject, nativePluginBin } from "../support/native";
+import { clusterSteps, createNativeProject, NATIVE_CLUSTER, nativePluginBin } from "../support/native";
 
 const STEP = 240_000;
-const CLUSTER = "cms:index:Cluster";
 
 /** A YAML program of one Cluster whose sizes come from the project's config, read back through getCluster. */
 function yamlProgram(options: { createTimeout?: string; name?: string } = {}): string {
@@ -27,7 +26,7 @@ config:
     default: 1
 resources:
   cluster:
-    type: ${CLUSTER}
+    type: ${NATIVE_CLUSTER}
     properties:
 ${options.name ? `      name: ${options.name}\n` : ""}      controlPlanes: \${controlPlanes}
       workers: \${workers}
@@ -56,9 +55,6 @@ async function apiCalls(emu: LifecycleEmulator): Promise<number> {
     .reduce((n, [, c]) => n + c, 0);
 }
 
-const clusterSteps = (r: { steps: Array<{ kind: string; op: string; type: string }> }) =>
-  r.steps.filter((s) => s.kind === "outputs" && s.type === CLUSTER).map((s) => s.op);
-
 describe("a YAML program on the native plugin", () => {
   let emu: LifecycleEmulator;
   let project: PulumiProject;
@@ -73,11 +69,7 @@ describe("a YAML program on the native plugin", () => {
     });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  }, STEP);
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "previews a new stack without a single call to the service",
@@ -121,7 +113,7 @@ describe("a YAML program on the native plugin", () => {
       }>;
       const provider = resources.find((r) => r.type === "pulumi:providers:cms");
       expect(provider?.inputs.token).toHaveProperty("ciphertext");
-      const cluster = resources.find((r) => r.type === CLUSTER);
+      const cluster = resources.find((r) => r.type === NATIVE_CLUSTER);
       expect(cluster?.outputs.kubeconfig).toHaveProperty("ciphertext");
       expect(Object.keys(cluster?.inputs ?? {}).filter((k) => ["__urn", "__timeouts", "__provider"].includes(k))).toEqual([]);
     },
@@ -166,7 +158,7 @@ describe("a YAML program on the native plugin", () => {
     async () => {
       await project.destroy();
       await eventually(async () => (await emu.clusters()).length === 0, { timeoutMs: 30_000, what: "no cluster left" });
-      expect((await project.exportStack()).resources.filter((r) => r.type === CLUSTER)).toEqual([]);
+      expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
     },
     STEP,
   );
@@ -186,11 +178,7 @@ describe("a YAML program's customTimeouts", () => {
     });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  }, STEP);
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "end a slow create at that time, name it, and keep the cluster in the stack for the next run",
@@ -202,7 +190,7 @@ describe("a YAML program's customTimeouts", () => {
       expect(up.durationMs).toBeLessThan(120_000);
       const [cluster] = await emu.clusters();
       expect(cluster.status).toBe("provisioning");
-      const kept = (await project.exportStack()).resources.filter((r) => r.type === CLUSTER);
+      const kept = (await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER);
       expect(kept.map((r) => r.id)).toEqual([cluster.id]);
       expect(kept[0].initErrors?.join("\n")).toContain("timed out after 4s");
     },
@@ -222,13 +210,7 @@ describe("two stacks of one YAML project on one token", () => {
     second = await createNativeProject({ name: "native-yaml", files, config: emu.stackConfig(), secretConfig: emu.secretConfig() });
   }, STEP);
 
-  afterAll(async () => {
-    for (const p of [first, second]) {
-      await p?.destroy([], { allowFailure: true });
-      await p?.dispose();
-    }
-    await emu?.close();
-  }, STEP);
+  afterAll(() => teardown([first, second], emu), STEP);
 
   it(
     "each create its own auto-named cluster, and destroying one leaves the other",
@@ -263,11 +245,7 @@ describe("a YAML program's create killed with the CLI", () => {
     });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  }, STEP);
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "leaves no orphan: the next run takes over the cluster the killed one created",
@@ -318,11 +296,7 @@ describe("the README's YAML program", () => {
     });
   }, STEP);
 
-  afterAll(async () => {
-    await project?.destroy([], { allowFailure: true });
-    await project?.dispose();
-    await emu?.close();
-  }, STEP);
+  afterAll(() => teardown([project], emu), STEP);
 
   it(
     "runs as written against the emulator, its plugin found where the program says",

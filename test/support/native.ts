@@ -61,3 +61,11 @@ export async function createNativeProject(opts: NativeProjectOptions): Promise<P
   await project.setConfigs(opts.config ?? {}, opts.secretConfig ?? {});
   return project;
 }
+
+/** The native plugin's resource type. */
+export const NATIVE_CLUSTER = "cms:index:Cluster";
+
+/** The engine's step ops of the native Clusters in a run, in order (`update`, `create-replacement`, ...). */
+export function clusterSteps(run: { steps: Array<{ kind: string; op: string; type: string }> }): string[] {
+  return run.steps.filter((s) => s.kind === "outputs" && s.type === NATIVE_CLUSTER).map((s) => s.op);
+}
