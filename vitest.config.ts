@@ -1,21 +1,38 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * The test files that need what `.ci/run` builds from Go modules: the Pulumi CLI with its language
- * hosts (the real-CLI suites), the Kubernetes resource plugin and the Kubernetes control plane.
- * `.ci/run` runs every other file while those build (`CMS_TEST_PART=before-builds`), then these
- * (`after-builds`); without the variable, as in `npm test`, all of them run.
+ * The test files that need what `.ci/run` builds from Go modules. The real-CLI suites need the
+ * Pulumi CLI with its language hosts; the Kubernetes files need the Kubernetes resource plugin or
+ * the Kubernetes control plane too, the longest builds. `.ci/run` runs the files in three parts as
+ * their builds become ready (`CMS_TEST_PART`): every other file while everything builds
+ * (`before-builds`), the real-CLI suites once the CLI is ready (`cli`), the Kubernetes files last
+ * (`kubernetes`). Without the variable, as in `npm test`, all of them run.
  */
-const NEEDS_BUILDS = ["test/{lifecycle,matrix,docs,upgrade,examples,native}/**/*.test.ts", "packages/emulator/test/kubernetes-*.test.ts"];
+const NEEDS_CLI = ["test/{lifecycle,matrix,docs,upgrade,examples,native}/**/*.test.ts"];
+const NEEDS_KUBERNETES = [
+  "test/lifecycle/kubernetes-stack.test.ts",
+  "test/examples/kubernetes-app-live.test.ts",
+  "test/examples/kubernetes-app-no-kubernetes-live.test.ts",
+  "packages/emulator/test/kubernetes-*.test.ts",
+];
+const ALL = ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"];
+
+const PARTS = {
+  "before-builds": { include: ALL, exclude: [...NEEDS_CLI, ...NEEDS_KUBERNETES] },
+  cli: { include: NEEDS_CLI, exclude: NEEDS_KUBERNETES },
+  kubernetes: { include: NEEDS_KUBERNETES, exclude: [] },
+} satisfies Record<string, { include: string[]; exclude: string[] }>;
+
 const part = process.env.CMS_TEST_PART;
-if (part !== undefined && part !== "before-builds" && part !== "after-builds") {
-  throw new Error(`CMS_TEST_PART must be before-builds or after-builds, got ${JSON.stringify(part)}`);
+if (part !== undefined && !Object.hasOwn(PARTS, part)) {
+  throw new Error(`CMS_TEST_PART must be one of ${Object.keys(PARTS).join(", ")}, got ${JSON.stringify(part)}`);
 }
+const files = part === undefined ? { include: ALL, exclude: [] } : PARTS[part as keyof typeof PARTS];
 
 export default defineConfig({
   test: {
-    include: part === "after-builds" ? NEEDS_BUILDS : ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
-    exclude: part === "before-builds" ? [...configDefaults.exclude, ...NEEDS_BUILDS] : configDefaults.exclude,
+    include: files.include,
+    exclude: [...configDefaults.exclude, ...files.exclude],
     // The default report, plus one plain `tests: N passed, N failed` closing line.
     reporters: ["default", "./test/summary-reporter.ts"],
     testTimeout: 30_000,
