@@ -13,8 +13,9 @@ import { clusterSteps, createNativeProject, NATIVE_CLUSTER, nativePluginBin } fr
 const STEP = 240_000;
 
 /** A YAML program of one Cluster whose sizes come from the project's config, read back through getCluster. */
-function yamlProgram(options: { createTimeout?: string; name?: string } = {}): string {
-  const timeouts = options.createTimeout ? `    options:\n      customTimeouts:\n        create: ${options.createTimeout}\n` : "";
+function yamlProgram(options: { timeouts?: Partial<Record<"create" | "update" | "delete", string>>; name?: string } = {}): string {
+  const set = Object.entries(options.timeouts ?? {});
+  const timeouts = set.length ? `    options:\n      customTimeouts:\n${set.map(([op, t]) => `        ${op}: ${t}\n`).join("")}` : "";
   return `name: native-yaml
 runtime: yaml
 config:
@@ -172,7 +173,7 @@ describe("a YAML program's customTimeouts", () => {
     emu = await startLifecycleEmulator({ provisionSeconds: 60 });
     project = await createNativeProject({
       name: "native-yaml",
-      files: { "Pulumi.yaml": yamlProgram({ createTimeout: "4s" }) },
+      files: { "Pulumi.yaml": yamlProgram({ timeouts: { create: "4s" } }) },
       config: emu.stackConfig(),
       secretConfig: emu.secretConfig(),
     });
@@ -193,6 +194,54 @@ describe("a YAML program's customTimeouts", () => {
       const kept = (await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER);
       expect(kept.map((r) => r.id)).toEqual([cluster.id]);
       expect(kept[0].initErrors?.join("\n")).toContain("timed out after 4s");
+    },
+    STEP,
+  );
+});
+
+describe("a YAML program's customTimeouts for update and delete", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    // Scaling and deleting take 15 s here, the program allows 3 s for each.
+    emu = await startLifecycleEmulator({ scaleSeconds: 15, deleteSeconds: 15 });
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram({ timeouts: { update: "3s", delete: "3s" } }) },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(() => teardown([project], emu), STEP);
+
+  it(
+    "end a slow scale and a slow delete at those times, name them, and keep the cluster in the stack until it is gone",
+    async () => {
+      expect((await project.up()).code).toBe(0);
+      const [created] = await emu.clusters();
+
+      await project.setConfig("workers", "2");
+      const scale = await project.up([], { allowFailure: true });
+      expect(scale.code).not.toBe(0);
+      expect(scale.output).toContain(`timed out after 3s waiting for cluster ${created.id} to become running`);
+      expect(scale.durationMs).toBeLessThan(15_000 + 60_000);
+      expect((await emu.clusters()).map((c) => [c.id, c.workers])).toEqual([[created.id, 2]]);
+      const afterScale = (await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER);
+      expect(afterScale.map((r) => r.id)).toEqual([created.id]);
+
+      await emu.waitForCluster(created.id, (c) => c?.status === "running", 60_000);
+      const destroy = await project.destroy([], { allowFailure: true });
+      expect(destroy.code).not.toBe(0);
+      expect(destroy.output).toContain(`timed out after 3s waiting for cluster ${created.id} to be deleted`);
+      // Not gone yet, so still this stack's to finish deleting.
+      const afterDelete = (await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER);
+      expect(afterDelete.map((r) => r.id)).toEqual([created.id]);
+
+      await emu.waitForCluster(created.id, (c) => c === undefined, 60_000);
+      expect((await project.destroy()).code).toBe(0);
+      expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
     },
     STEP,
   );
