@@ -57,7 +57,7 @@ describe("typed errors from the emulator", () => {
     });
     const e = await rejection(client(emu, { token }).getCluster("cls_0000000000000000"));
     expect(e).toBeInstanceOf(UnauthorizedError);
-    expect((e as ApiError).serverMessage).toMatch(/expired|invalid/i);
+    expect((e as unknown as ApiError).serverMessage).toMatch(/expired|invalid/i);
     expect(everyFace(e)).not.toContain(token);
   });
 
@@ -68,8 +68,8 @@ describe("typed errors from the emulator", () => {
     expect(e).toBeInstanceOf(ForbiddenError);
     expect(e).toMatchObject({ status: 403, code: "forbidden", method: "POST", path: "/v1/clusters" });
     expect(e.message).toContain("needs a token with the `write` permission and scope `*` or `cluster:*`");
-    expect((e as ApiError).serverMessage).toBeTruthy();
-    expect(e.message).toContain((e as ApiError).serverMessage!.replace(/\.$/, ""));
+    expect((e as unknown as ApiError).serverMessage).toBeTruthy();
+    expect(e.message).toContain((e as unknown as ApiError).serverMessage!.replace(/\.$/, ""));
     expect(everyFace(e)).not.toContain(token);
     expect(await emu.control.clusters()).toEqual([]);
     expect((await counts())["POST /v1/clusters"]).toBe(1);
@@ -141,7 +141,7 @@ describe("typed errors from the emulator", () => {
     expect(e).toBeInstanceOf(NetworkError);
     expect(e).not.toBeInstanceOf(ApiError);
     expect(e).toMatchObject({ method: "GET", path: "/v1/clusters" });
-    expect((e as NetworkError).code).toMatch(/^E[A-Z]+/);
+    expect((e as unknown as NetworkError).code).toMatch(/^E[A-Z]+/);
     expect(e.message).toContain(emu.url);
     expect(Object.keys(e).sort()).toEqual(["code", "method", "name", "path", "timedOut"]);
     expect(everyFace(e)).not.toContain(emu.token);
@@ -153,7 +153,7 @@ describe("typed errors from the emulator", () => {
     await emu.control.injectFault({ kind: "latency", method: "GET", path: "/v1/clusters", latencyMs: 400, count: 1 });
     const e = await rejection(client(emu, { retries: 0, timeoutMs: 100 }).listClusters());
     expect(e).toBeInstanceOf(NetworkError);
-    expect((e as NetworkError).timedOut).toBe(true);
+    expect((e as unknown as NetworkError).timedOut).toBe(true);
     expect(e.message).toContain("timed out");
     expect(everyFace(e)).not.toContain(emu.token);
   });
@@ -164,7 +164,7 @@ describe("typed errors from the emulator", () => {
     await gone.close();
     const e = await rejection(client(emu, { endpoint: url, retries: 1, limiter: false }).listClusters());
     expect(e).toBeInstanceOf(NetworkError);
-    expect((e as NetworkError).code).toBe("ECONNREFUSED");
+    expect((e as unknown as NetworkError).code).toBe("ECONNREFUSED");
     expect(everyFace(e)).not.toContain(emu.token);
   });
 

@@ -96,7 +96,7 @@ describe("idempotent requests are retried", () => {
     await emu.control.injectFault({ kind: "rate_limit", method: "GET", path: "/v1/clusters", count: 1, retryAfterSeconds: 7 });
     const e = await rejection(client(emu, { retries: 0, limiter: false }).listClusters());
     expect(e).toBeInstanceOf(RateLimitedError);
-    expect((e as RateLimitedError).retryAfterMs).toBe(7000);
+    expect((e as unknown as RateLimitedError).retryAfterMs).toBe(7000);
     expect(e.message).toContain("7 s");
   });
 

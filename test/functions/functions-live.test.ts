@@ -18,6 +18,7 @@ import {
   getNodesOutput,
 } from "../../src/functions";
 import { waitForStatus } from "../support/emulator";
+import { rejection } from "../support/rejection";
 import { outputValue } from "../support/outputs";
 
 let emu: RunningEmulator;
@@ -125,7 +126,7 @@ describe("functions", () => {
     await expect(getNode({ clusterId: ids[0], nodeId: undefined as never, connection })).rejects.toThrow(/getNode: nodeId is required/);
     delete process.env.CMS_ENDPOINT;
     delete process.env.CMS_TOKEN;
-    const missing = await getNodes({ clusterId: ids[0] }).catch((e) => e as Error);
+    const missing = await rejection(getNodes({ clusterId: ids[0] }));
     expect(missing.message).toMatch(/pulumi config set cms:endpoint/);
     // A function has no resource: the message names the call's own argument.
     expect(missing.message).toContain("pass `connection: { endpoint }` to the function");
@@ -134,15 +135,15 @@ describe("functions", () => {
   });
 
   it("names the function and hides the token in API errors", async () => {
-    const gone = await getCluster({ id: "cls_00000000000000ff", connection }).catch((e) => e as Error);
+    const gone = await rejection(getCluster({ id: "cls_00000000000000ff", connection }));
     expect(gone.message).toMatch(/^getCluster: .*(not found|No cluster)/i);
     // The README's way to tell it apart: a CmsError of the service's code.
     expect(gone).toBeInstanceOf(CmsError);
-    expect((gone as CmsError).code).toBe("not_found");
+    expect(gone.code).toBe("not_found");
     // A lookup is not in the stack: `pulumi refresh` would change nothing.
     expect(gone.message).not.toContain("pulumi refresh");
     const token = "tok-function-secret-zzz";
-    const err = await getKubeconfig({ clusterId: ids[0], connection: { endpoint: emu.url, token } }).catch((e) => e as Error);
+    const err = await rejection(getKubeconfig({ clusterId: ids[0], connection: { endpoint: emu.url, token } }));
     expect(err.message).toMatch(/^getKubeconfig: /);
     expect(`${err.message}${err.stack}`).not.toContain(token);
   });

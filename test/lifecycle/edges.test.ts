@@ -7,6 +7,7 @@
  * 4. a cluster deleted in the console, caught while `deleting`, leaves the stack on refresh and
  *    the next `up` creates a new one.
  */
+import type { NewTokenSpec } from "@pulumi-cms/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createProject,
@@ -80,7 +81,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle edges across runs", () => {
   describe("3. a rotated token", () => {
     const A = "tok-edge-rotation-old-aaaa";
     const B = "tok-edge-rotation-new-bbbb";
-    const spec = (token: string) => ({ token, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
+    const spec = (token: string): NewTokenSpec => ({ token, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
 
     it(
       "in the stack config: plain refresh/destroy name --run-program; with it they use the new token",

@@ -99,8 +99,9 @@ describe.skipIf(lifecycleSkipped())(
           expect(counts["PATCH /v1/clusters/:cluster_id"]).toBe(1);
           expect(counts["POST /v1/clusters"]).toBeUndefined();
 
-          await emu.control.scale(before.id, 3);
-          await emu.waitForCluster(before.id, (c) => c?.status === "running");
+          const id = String(before.id);
+          await emu.control.scale(id, 3);
+          await emu.waitForCluster(id, (c) => c?.status === "running");
           await p.refresh();
           expect((await p.clusterResources())[0].outputs.workers).toBe(3);
 

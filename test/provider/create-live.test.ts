@@ -55,7 +55,7 @@ describe("create", () => {
 
   it("reports progress with nodes ready while waiting", async () => {
     const lines: Array<[string, string]> = [];
-    showProgress({ report: (urn, line) => lines.push([urn, line]) });
+    showProgress({ report: (urn, line) => void lines.push([urn, line]) });
     // Polls at once (provisioning, nodes listed) and at 1 s (running).
     await emu.control.setTimings({ provisionSeconds: 0.5 });
     await emu.control.resetRequestCounts();

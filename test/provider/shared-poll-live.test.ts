@@ -39,7 +39,7 @@ describe("shared polling against the emulator (real time)", () => {
   it("creates, scales and deletes several clusters with listings instead of one GET each", async () => {
     // Progress lines on, as in the dynamic-provider host: shared rounds must not list nodes.
     const lines: string[] = [];
-    showProgress({ report: (_urn, line) => lines.push(line) });
+    showProgress({ report: (_urn, line) => void lines.push(line) });
     try {
       const names = ["shared-a", "shared-b", "shared-c", "shared-d", "shared-e"];
       const created = await Promise.all(names.map((name) => clusterProvider.create(inputs({ name }))));

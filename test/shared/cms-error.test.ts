@@ -51,7 +51,7 @@ describe("CmsError", () => {
 
   it("recognises an error of another copy of the package loaded in the process", async () => {
     vi.resetModules();
-    const other = await import("../../src/client/errors");
+    const other = await import("../../src/client/errors/index.js");
     expect(other.CmsError).not.toBe(CmsError);
     const e = new other.NotFoundError({ ...at, status: 404, code: "not_found", message: "m" });
     expect(e).not.toBeInstanceOf(NotFoundError);
