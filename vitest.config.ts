@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -30,6 +31,13 @@ if (part !== undefined && !Object.hasOwn(PARTS, part)) {
 const files = part === undefined ? { include: ALL, exclude: [] } : PARTS[part as keyof typeof PARTS];
 
 export default defineConfig({
+  resolve: {
+    // Tests run the TypeScript sources of the provider and the emulator; the package both import
+    // by name is taken from its sources too, so that an edit to it needs no build before a test
+    // run and a stale packages/contract/dist cannot stand in for it. (What runs outside Vitest,
+    // the CLI child processes and installed tarballs, loads the built dist/.)
+    alias: [{ find: /^@pulumi-cms\/contract$/, replacement: fileURLToPath(new URL("packages/contract/src/index.ts", import.meta.url)) }],
+  },
   test: {
     include: files.include,
     exclude: [...configDefaults.exclude, ...files.exclude],

@@ -26,7 +26,7 @@
  */
 import autocannon from "autocannon";
 import { execFileSync, execSync, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -39,9 +39,16 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TOKEN = "bench-token-0123456789";
 const ADMIN = "bench-admin-0123456789";
 
-/** The emulator's CLI in the build at `pkg`: its own package since 0.3.0, inside dist/ before. */
+/**
+ * The emulator's CLI in the build at `pkg`: at its package's dist/ root since it builds on
+ * @pulumi-cms/contract, under dist/packages/emulator/src/ in 0.3.0, inside the provider's dist/ before.
+ */
 function emulatorCli(pkg) {
-  return [join(pkg, "packages/emulator/dist/packages/emulator/src/cli.js"), join(pkg, "dist/emulator/cli.js")].find((f) => existsSync(f));
+  return [
+    join(pkg, "packages/emulator/dist/cli.js"),
+    join(pkg, "packages/emulator/dist/packages/emulator/src/cli.js"),
+    join(pkg, "dist/emulator/cli.js"),
+  ].find((f) => existsSync(f));
 }
 
 function startServer(extra = [], pkg = root) {
@@ -238,7 +245,13 @@ function buildBaseline(ref) {
   const dir = mkdtempSync(join(tmpdir(), "cms-bench-baseline-"));
   execSync(`git -C ${JSON.stringify(root)} archive ${ref} | tar -x -C ${JSON.stringify(dir)}`);
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
-  for (const project of ["packages/emulator/tsconfig.json", "tsconfig.json"].filter((p) => existsSync(join(dir, p)))) {
+  // The ref's own @pulumi-cms/contract, nearer than the one this checkout's node_modules links to.
+  if (existsSync(join(dir, "packages/contract"))) {
+    mkdirSync(join(dir, "packages/emulator/node_modules/@pulumi-cms"), { recursive: true });
+    symlinkSync(join(dir, "packages/contract"), join(dir, "packages/emulator/node_modules/@pulumi-cms/contract"));
+  }
+  const projects = ["packages/contract/tsconfig.json", "packages/emulator/tsconfig.json", "tsconfig.json"];
+  for (const project of projects.filter((p) => existsSync(join(dir, p)))) {
     execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", project], { cwd: dir, stdio: "inherit" });
   }
   return { dir, commit: execFileSync("git", ["-C", root, "rev-parse", "--short", ref], { encoding: "utf8" }).trim() };
@@ -246,7 +259,7 @@ function buildBaseline(ref) {
 
 /** `count` cluster records as the seeding makes them (1 or 3 control planes, 1-5 workers), just created. */
 function records(count) {
-  const { provisionCluster } = require(join(root, "packages/emulator/dist/packages/emulator/src/lifecycle.js"));
+  const { provisionCluster } = require(join(root, "packages/emulator/dist/lifecycle.js"));
   const now = Date.now();
   return Array.from({ length: count }, (_, i) =>
     provisionCluster(
@@ -261,7 +274,7 @@ function records(count) {
 
 /** A state file of this build (SQLite), written through its store. */
 async function writeStore(file, clusters) {
-  const { StateStore } = require(join(root, "packages/emulator/dist/packages/emulator/src/store.js"));
+  const { StateStore } = require(join(root, "packages/emulator/dist/store.js"));
   const { store } = await StateStore.open(file, { cluster: () => undefined, creating: () => false });
   for (let i = 0; i < clusters.length; i += 10_000) await store.write({ put: clusters.slice(i, i + 10_000) });
   await store.close();

@@ -12,7 +12,7 @@ export * from "./functions";
 export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderOptions } from "./kubernetes"; // @pulumi/kubernetes loaded on first call
 export { CmsError } from "./shared/cms-error";
 export type { ClusterInfo, NodeInfo } from "./shared/cluster-info";
-export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "./shared/wire-types";
+export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "@pulumi-cms/contract";
 /**
  * The HTTP client of the service's v1 API: `CmsClient`, `createClient`, its option types, its
  * errors and their predicates.

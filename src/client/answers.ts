@@ -1,5 +1,5 @@
 /**
- * Every answer the client reads is checked against the wire contract (`shared/contract.ts`)
+ * Every answer the client reads is checked against the wire contract (`@pulumi-cms/contract`)
  * before anything uses it; a broken one becomes a {@link ContractError} naming the request, the
  * field and what came, e.g. `CMS API POST /v1/clusters answered 201 with no "id"`. Ids are
  * checked the same way before they go into a path.
@@ -15,7 +15,7 @@ import {
   isNodeId,
   nodeListSchema,
   nodeSchema,
-} from "../shared/contract";
+} from "@pulumi-cms/contract";
 import { ContractError, InvalidIdError } from "./errors";
 import { redact } from "./redact";
 
@@ -47,7 +47,7 @@ const validators = new Map<AnswerShape, ValidateFunction>();
 function validatorOf(shape: AnswerShape): ValidateFunction {
   let validate = validators.get(shape);
   if (!validate) {
-    // The schemas are checked against JSON Schema's meta-schema by test/shared/contract.test.ts
+    // The schemas are checked against JSON Schema's meta-schema by packages/contract/test/contract.test.ts
     // and wherever the emulator compiles them: not again in every process that reads answers
     // (compiling the meta-schema costs more than compiling ours).
     ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, validateSchema: false, meta: false });

@@ -30,7 +30,7 @@ import type {
   ClusterStatus,
   CreateClusterRequest,
   UpdateClusterRequest,
-} from "../shared/wire-types";
+} from "@pulumi-cms/contract";
 
 /** Options of {@link CmsClient.createCluster}. */
 export interface CreateOptions {

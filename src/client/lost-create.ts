@@ -7,10 +7,9 @@ import type { Budget } from "./budget";
 import { DeadlineError, NetworkError, UnprovenOwnershipError } from "./errors";
 import { claimedClusterIds } from "./reconcile";
 import { asError, type Recovered } from "./retry-driver";
-import type { Clock } from "../shared/clock";
+import type { ApiCluster, Clock, CreateClusterRequest } from "@pulumi-cms/contract";
 import { formatDuration } from "../shared/durations";
 import { judgeOwnership, type NameProof } from "../shared/ownership";
-import type { ApiCluster, CreateClusterRequest } from "../shared/wire-types";
 
 /** One create whose reply may have been lost, and what looking for its cluster needs. */
 export interface LostCreate {

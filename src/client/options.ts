@@ -1,5 +1,5 @@
 /** Client options, their defaults and their normalisation. */
-import { systemClock, type Clock } from "../shared/clock";
+import { systemClock, type Clock } from "@pulumi-cms/contract";
 import type { RateLimiter } from "./limiter";
 import { DEFAULT_USER_AGENT } from "./version";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";

@@ -13,7 +13,7 @@
  *   `total`, fails the listing with an error saying what the service did.
  */
 import { ApiError } from "./errors";
-import { type ApiCluster, type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "../shared/wire-types";
+import { type ApiCluster, type ApiClusterList, type ClusterStatus, MAX_PER_PAGE } from "@pulumi-cms/contract";
 
 /** Guard against a service that never stops answering full pages: 1,000,000 clusters. */
 const MAX_PAGES = 10_000;

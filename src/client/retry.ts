@@ -4,7 +4,7 @@
  * whose creation reply was lost) is `retry-driver.ts`'s job.
  */
 import { parseDateHeader, parseRateLimitReset, parseRetryAfter, quoteHeader, type HeaderBag } from "./headers";
-import { omitUndefined } from "../shared/omit-undefined";
+import { omitUndefined } from "@pulumi-cms/contract";
 
 /** What happened to one attempt. */
 export interface RetryInput {

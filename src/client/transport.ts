@@ -12,7 +12,7 @@ import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, t
 import { RateLimiter, sharedLimiter } from "./limiter";
 import type { ResolvedClientOptions } from "./options";
 import { serverRequestedDelay, type RetryInput } from "./retry";
-import { omitUndefined } from "../shared/omit-undefined";
+import { omitUndefined } from "@pulumi-cms/contract";
 
 export interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "DELETE";

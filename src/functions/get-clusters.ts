@@ -1,7 +1,7 @@
 /** `getClusters`: every cluster the token can see, optionally by status. */
 import * as pulumi from "@pulumi/pulumi";
 import { type GetClustersResult, lookupClusters } from "../provider/lookups";
-import type { ClusterStatus } from "../shared/wire-types";
+import type { ClusterStatus } from "@pulumi-cms/contract";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 export type { GetClustersResult };

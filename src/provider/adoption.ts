@@ -21,7 +21,7 @@
 import { codeOf } from "../shared/cms-error";
 import { OperationError } from "./errors";
 import type { CmsClient } from "../client";
-import type { ApiCluster } from "../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { isNotFound, UnprovenOwnershipError } from "../client/errors";
 import { seedDrawnHere } from "../shared/drawn-seeds";
 import { judgeOwnership, type NameProof } from "../shared/ownership";

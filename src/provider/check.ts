@@ -2,9 +2,7 @@
  * `check`: validate every input against the API's rules before any call is made, and fill in
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
-import { ID_RULES, isClusterId } from "../shared/contract";
-import { NODE_SIZES, PHASES } from "../shared/wire-types";
-import { omitUndefinedDeep } from "../shared/omit-undefined";
+import { ID_RULES, isClusterId, NODE_SIZES, omitUndefinedDeep, PHASES } from "@pulumi-cms/contract";
 import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn, SEED_PATTERN } from "./naming";
 import { validateTimeouts } from "./timeouts";
 import { isUnknown } from "./unknown";

@@ -10,7 +10,7 @@ import { type ClusterInfo, type NodeInfo, toClusterInfo, toNodeInfo } from "../s
 import { codeOf } from "../shared/cms-error";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";
 import { OperationError } from "../shared/operation-error";
-import { CLUSTER_STATUSES, type ClusterStatus } from "../shared/wire-types";
+import { CLUSTER_STATUSES, type ClusterStatus } from "@pulumi-cms/contract";
 
 /** Result of `getClusters`. */
 export interface GetClustersResult {

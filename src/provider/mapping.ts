@@ -1,11 +1,16 @@
 /**
- * Wire objects (snake_case, `../shared/wire-types`) to the provider's property bags (camelCase),
+ * Wire objects (snake_case, `@pulumi-cms/contract`) to the provider's property bags (camelCase),
  * and back. The camelCase cluster itself is `../shared/cluster-info`, shared with the functions.
  * Pure.
  */
 import { toClusterInfo } from "../shared/cluster-info";
-import { omitUndefinedDeep } from "../shared/omit-undefined";
-import type { ApiCluster, ApiClusterSummary, CreateClusterRequest, UpdateClusterRequest } from "../shared/wire-types";
+import {
+  type ApiCluster,
+  type ApiClusterSummary,
+  type CreateClusterRequest,
+  omitUndefinedDeep,
+  type UpdateClusterRequest,
+} from "@pulumi-cms/contract";
 import type { ClusterInputs, ClusterOutputs } from "./types";
 
 /** The POST /v1/clusters body for checked inputs. */

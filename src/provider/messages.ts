@@ -4,7 +4,7 @@
  */
 import { statusOf } from "../client/errors";
 import { safeMessage } from "../connection";
-import type { ApiCluster } from "../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 
 /** What a refused token during refresh or destroy means, and the commands that work. */
 const STALE_TOKEN_HINT =

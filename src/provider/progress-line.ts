@@ -1,5 +1,5 @@
 /** The text of one progress line. Pure. */
-import type { ApiNodeList } from "../shared/wire-types";
+import type { ApiNodeList } from "@pulumi-cms/contract";
 import { formatDuration } from "../shared/durations";
 
 // The CLI shows each line after its own words for the step and the time it has taken

@@ -4,7 +4,7 @@
  * (`createClusterProvider`). A process slot, so every copy of the package in the process agrees.
  */
 import type { ClientOptions } from "../client/options";
-import { systemClock, type Clock } from "../shared/clock";
+import { systemClock, type Clock } from "@pulumi-cms/contract";
 import { processSlot } from "../shared/process-slot";
 import type { ProgressSink } from "./progress-sink";
 import type { PollSchedule } from "./schedule";

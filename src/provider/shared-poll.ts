@@ -44,8 +44,7 @@
 import { availableParallelism } from "node:os";
 import { clusterPages } from "../client/pagination";
 import { isNotFound, NotFoundError } from "../client/errors";
-import type { ApiCluster, ApiClusterList } from "../shared/wire-types";
-import { systemClock, type Clock } from "../shared/clock";
+import { type ApiCluster, type ApiClusterList, type Clock, systemClock } from "@pulumi-cms/contract";
 import { processSlot } from "../shared/process-slot";
 import type { CallOptions } from "../client/budget";
 import { sharedLister } from "./listings";

@@ -26,8 +26,7 @@
  *   moment is not asked for twice.
  */
 import { listPageCount } from "../client/pagination";
-import { type ApiCluster, type ApiClusterList, MAX_PER_PAGE } from "../shared/wire-types";
-import { systemClock, type Clock } from "../shared/clock";
+import { type ApiCluster, type ApiClusterList, type Clock, MAX_PER_PAGE, systemClock } from "@pulumi-cms/contract";
 import { processSlot } from "../shared/process-slot";
 import { sharedLister } from "./listings";
 import { processClock } from "./settings";

@@ -1,10 +1,10 @@
 /**
  * The property bags the dynamic provider exchanges with the Pulumi engine, in camelCase.
- * Wire (snake_case) shapes live in `../shared/wire-types`; `mapping.ts` converts between the two.
+ * Wire (snake_case) shapes live in `@pulumi-cms/contract`; `mapping.ts` converts between the two.
  */
 import type { ConnectionInputs } from "../connection";
 import type { ClusterAttributes } from "../shared/cluster-info";
-import type { NodeSize, Phase } from "../shared/wire-types";
+import type { NodeSize, Phase } from "@pulumi-cms/contract";
 import type { TimeoutStrings } from "./timeouts";
 
 /**

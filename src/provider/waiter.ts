@@ -13,9 +13,8 @@
  * `schedule.ts` for the one change it notices later).
  */
 import type { CallOptions } from "../client/budget";
-import type { Clock } from "../shared/clock";
+import type { ApiCluster, ApiNodeList, Clock } from "@pulumi-cms/contract";
 import { CmsError } from "../shared/cms-error";
-import type { ApiCluster, ApiNodeList } from "../shared/wire-types";
 import { formatDuration } from "../shared/durations";
 import { DeadlineError, isNotFound, isTransient } from "../client/errors";
 import { safeMessage } from "../connection";

@@ -28,7 +28,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { describeCandidates } from "../shared/ownership";
-import type { ApiCluster } from "../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { CLUSTER_TYPE, planRecovery, type PendingCreate } from "./plan";
 import { OperationError } from "../shared/operation-error";
 import { planLines } from "./report";

@@ -17,7 +17,7 @@
  * - with no candidate at all the create made nothing, and the pending create is dropped.
  */
 import { judgeOwnership } from "../shared/ownership";
-import type { ApiCluster } from "../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { nameProofOf } from "../provider/adoption";
 import { toCreateRequest } from "../provider/mapping";
 import type { ClusterInputs } from "../provider/types";

@@ -10,7 +10,7 @@
  * Auto-named clusters also carry the stack's auto-name seed, `__seed` (see `autoname-seed.ts`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterStatus, NodeSize, Phase } from "../shared/wire-types";
+import type { ClusterStatus, NodeSize, Phase } from "@pulumi-cms/contract";
 import * as providerEntry from "../provider/entry";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { refusePlainStackToken } from "../connection/stack-config";

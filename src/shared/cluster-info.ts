@@ -2,8 +2,17 @@
  * A cluster and a node as a Pulumi program sees them: camelCase copies of the API objects, the
  * shape of the functions' results and of the Cluster's reported outputs. Pure.
  */
-import { omitUndefinedDeep } from "./omit-undefined";
-import type { ApiCluster, ApiClusterSummary, ApiNode, ClusterStatus, NodeRole, NodeSize, NodeStatus, Phase } from "./wire-types";
+import {
+  type ApiCluster,
+  type ApiClusterSummary,
+  type ApiNode,
+  type ClusterStatus,
+  type NodeRole,
+  type NodeSize,
+  type NodeStatus,
+  omitUndefinedDeep,
+  type Phase,
+} from "@pulumi-cms/contract";
 
 /**
  * What the service reports about a cluster, in camelCase: the fields shared by the Cluster's

@@ -5,7 +5,7 @@
  * an earlier run, so no cluster can carry a name derived from it unless this process created it:
  * a create whose name comes from such a seed has no interrupted run's cluster to look for.
  */
-import { processSingleton } from "./process-singleton";
+import { processSingleton } from "@pulumi-cms/contract";
 
 /** `Symbol.for` key of the process-wide set; the seed's serialized provider writes it by this text. */
 export const DRAWN_SEEDS_KEY = "pulumi-cms.autoname-seeds-drawn-here";

@@ -18,7 +18,7 @@
  * Without proof nothing is taken: the caller fails and names the candidates, so a person decides.
  * Pure: no I/O.
  */
-import type { ApiCluster, CreateClusterRequest } from "./wire-types";
+import type { ApiCluster, CreateClusterRequest } from "@pulumi-cms/contract";
 
 /** What a create's name proves about a cluster that carries it. */
 export type NameProof =

@@ -10,7 +10,7 @@
  * version of its value's shape, so a later release with another shape keeps its own. The map
  * knows nothing of what it holds.
  */
-import { processSingleton } from "./process-singleton";
+import { processSingleton } from "@pulumi-cms/contract";
 
 /** `Symbol.for` key of the map of every slot (a fresh process has none: tests empty it). */
 const PROCESS_SLOTS_KEY = "pulumi-cms.process-slots.v1";

@@ -14,7 +14,7 @@ import {
   createClient,
   type ClientOptions,
 } from "../../src/client";
-import { ManualClock } from "../../src/shared/clock";
+import { ManualClock } from "@pulumi-cms/contract";
 import { API_CLUSTER } from "../support/fixtures";
 import { rejection, scriptedServer, sendJson, type ScriptedServer } from "../support/client";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isLastPage, listPageCount } from "../../src/client";
-import type { ApiClusterList } from "../../src/shared/wire-types";
+import type { ApiClusterList } from "@pulumi-cms/contract";
 
 const page = (n: number, extra: Partial<ApiClusterList> = {}): ApiClusterList =>
   ({ items: Array.from({ length: n }, (_, i) => ({ id: `cls_${i}` })), ...extra }) as unknown as ApiClusterList;

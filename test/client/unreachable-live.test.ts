@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { NetworkError, createClient, type RetryInfo } from "../../src/client";
-import { ManualClock } from "../../src/shared/clock";
+import { ManualClock } from "@pulumi-cms/contract";
 import { rejection } from "../support/client";
 
 const TOKEN = "tok_unreachable_1";

@@ -4,7 +4,7 @@
  * nodes with the package's functions, exports a summary, and never changes anything.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiCluster } from "../../src/shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject } from "../lifecycle/harness.mjs";
 import { exampleProject, mutations } from "./project";
 

@@ -41,7 +41,7 @@ export { eventually } from "../support/eventually.mjs";
 /** @typedef {import("../../scripts/lib/pulumi-driver.mjs").ResourceStep} ResourceStep */
 /** @typedef {import("../../packages/emulator/src/index.js").EmulatorOptions} EmulatorOptions */
 /** @typedef {import("../../packages/emulator/src/index.js").RunningEmulator} RunningEmulator */
-/** @typedef {import("../../src/shared/wire-types.js").ApiCluster} ApiCluster */
+/** @typedef {import("@pulumi-cms/contract").ApiCluster} ApiCluster */
 
 const require = createRequire(import.meta.url);
 

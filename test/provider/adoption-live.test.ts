@@ -11,7 +11,7 @@ import { clusterProvider } from "../../src/provider/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 import { derivedAutoName } from "../../src/provider/naming";
 import { DRAWN_SEEDS_KEY } from "../../src/shared/drawn-seeds";
-import { processSingleton } from "../../src/shared/process-singleton";
+import { processSingleton } from "@pulumi-cms/contract";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
-import { ManualClock } from "../../src/shared/clock";
+import { ManualClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../src/shared/cms-error";
 import { resetProcess } from "../support/process";
 import { type AnswerKind, type BreakingService, type Reply, WELL_SHAPED_PATH, breakingService } from "../support/breaking-service";

@@ -11,9 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type CmsClient, ContractError, RateLimiter, createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
-import { ManualClock } from "../../src/shared/clock";
+import { isClusterId, ManualClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../src/shared/cms-error";
-import { isClusterId } from "../../src/shared/contract";
 import { resetProcess } from "../support/process";
 import {
   type AnswerKind,

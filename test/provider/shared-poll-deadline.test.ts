@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiCluster, ApiClusterList, CallOptions } from "../../src/client";
 import { SharedPoller } from "../../src/provider/shared-poll";
-import { ManualClock } from "../../src/shared/clock";
+import { ManualClock } from "@pulumi-cms/contract";
 
 const running = (id: string): ApiCluster => ({ id, name: id, status: "running" }) as unknown as ApiCluster;
 

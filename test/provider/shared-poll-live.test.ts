@@ -17,7 +17,7 @@ import {
 } from "../../src/provider/shared-poll";
 import { waitForCluster } from "../../src/provider/waiter";
 import { sharedPollers } from "../../src/provider/shared-poll";
-import { systemClock } from "../../src/shared/clock";
+import { systemClock } from "@pulumi-cms/contract";
 import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs, showProgress } from "../support/provider";
 

@@ -10,8 +10,7 @@ import { clusterProvider } from "../../src/provider/cluster-provider";
 import { forgetListings, sharedLister } from "../../src/provider/listings";
 import { SharedPoller } from "../../src/provider/shared-poll";
 import { SharedReader } from "../../src/provider/shared-reads";
-import { ManualClock } from "../../src/shared/clock";
-import { MAX_PER_PAGE } from "../../src/shared/wire-types";
+import { ManualClock, MAX_PER_PAGE } from "@pulumi-cms/contract";
 import { sharedReaders } from "../../src/provider/shared-reads";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 

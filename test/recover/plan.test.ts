@@ -1,6 +1,6 @@
 /** Which cluster an interrupted create made: the rule `cms-recover` acts on (pure). */
 import { describe, expect, it } from "vitest";
-import type { ApiCluster } from "../../src/shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { planRecovery, type PendingCreate } from "../../src/recover/plan";
 import { derivedAutoName } from "../../src/provider/naming";
 

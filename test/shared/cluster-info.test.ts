@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApiNode } from "../../src/shared/wire-types";
+import type { ApiNode } from "@pulumi-cms/contract";
 import { API_CLUSTER } from "../support/fixtures";
 import { toClusterInfo, toNodeInfo } from "../../src/shared/cluster-info";
 

@@ -1,5 +1,5 @@
 /** Wire objects as the service sends them, for the pure tests of what reads them. */
-import type { ApiCluster } from "../../src/shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 
 /** A running cluster with every field, `infra_id` null. */
 export const API_CLUSTER: ApiCluster = {

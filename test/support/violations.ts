@@ -4,7 +4,7 @@
  * (`breaking-service.ts`). Every violation yields an answer the contract refuses.
  */
 import fc from "fast-check";
-import { isClusterId, isNodeId } from "../../src/shared/contract";
+import { isClusterId, isNodeId } from "@pulumi-cms/contract";
 import type { Reply } from "./breaking-service";
 
 export type Violation =

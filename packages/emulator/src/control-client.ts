@@ -2,7 +2,7 @@
  * {@link EmulatorControl} over HTTP: drives an emulator in another process (a Pulumi
  * program, a CLI run, a benchmark) through its `/_emulator/` routes.
  */
-import type { ApiCluster } from "../../../src/shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
 
 /** A control-API call that failed; carries the emulator's `{error, message}`. */

@@ -3,15 +3,13 @@
  * and what the `/_emulator/` HTTP routes call. Out-of-band changes behave as if made in the
  * web console: they bypass tokens and rate limits but follow the same status rules.
  */
-import type { ApiCluster, NodeSize } from "../../../src/shared/wire-types";
-import { NODE_SIZES } from "../../../src/shared/wire-types";
+import { type ApiCluster, MAX_WORKERS, NODE_SIZES, type NodeSize } from "@pulumi-cms/contract";
 import { toPrincipal } from "./auth";
 import { newSecret } from "./ids";
 import { ServiceError, clusterNotFound, conflict, validationFailed } from "./errors";
 import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "./lifecycle";
 import type { ClusterRecord, KubeconfigCredential } from "./records";
 import { toApiCluster } from "./wire-view";
-import { MAX_WORKERS } from "../../../src/shared/contract";
 import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "./state";
 import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
 

@@ -10,7 +10,7 @@
  * ```
  */
 import { newAdminToken, newDevToken, toPrincipal } from "./auth";
-import { systemClock } from "../../../src/shared/clock";
+import { systemClock } from "@pulumi-cms/contract";
 import { createControl } from "./control";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
@@ -32,7 +32,7 @@ export type {
   TokenSpec,
 } from "./types";
 export { controlClient, ControlError } from "./control-client";
-export { ManualClock, systemClock, type Clock } from "../../../src/shared/clock";
+export { ManualClock, systemClock, type Clock } from "@pulumi-cms/contract";
 export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
 export { CONTROL_ROUTES } from "./control-route-table";

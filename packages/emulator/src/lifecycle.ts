@@ -11,7 +11,7 @@
  * are checked without a server (test/lifecycle.test.ts). The records they move are records.ts's;
  * what the API answers, wire-view.ts's.
  */
-import type { NodeRole, NodeSize } from "../../../src/shared/wire-types";
+import type { NodeRole, NodeSize } from "@pulumi-cms/contract";
 import { type ClusterRecord, type CreateInput, type KubeconfigCredential, type NodeEvent, type NodeRecord, touch } from "./records";
 import { newClusterId, newNodeId, newSecret } from "./ids";
 

@@ -4,7 +4,7 @@
  * emulator whose every list answers 500.
  */
 import Ajv, { type ErrorObject } from "ajv";
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../../../src/shared/wire-types";
+import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
 import type { ClusterRecord } from "./records";
 
 const string = { type: "string" };

@@ -2,7 +2,7 @@
  * The emulator's records of clusters and nodes: what is stored and persisted (store.ts), which
  * lifecycle.ts moves through their statuses and wire-view.ts renders for the API.
  */
-import type { ApiCluster, NodeRole, NodeSize, NodeStatus, Phase } from "../../../src/shared/wire-types";
+import type { ApiCluster, NodeRole, NodeSize, NodeStatus, Phase } from "@pulumi-cms/contract";
 
 /** Internal node status: the wire statuses plus `gone` (removed on the next settle). */
 export type NodeState = NodeStatus | "gone";

@@ -1,10 +1,9 @@
 /**
  * The JSON schemas of the `/v1` routes (request validation by fastify/ajv, fast response
- * serialization) are the wire contract's (`src/shared/contract.ts`, which the client reads answers
+ * serialization) are the wire contract's (`@pulumi-cms/contract`, which the client reads answers
  * with too); here, the translation of an ajv error into a message that names the field and the rule.
  */
-import { MAX_WORKERS } from "../../../src/shared/contract";
-import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, PHASES } from "../../../src/shared/wire-types";
+import { CLUSTER_STATUSES, MAX_PER_PAGE, MAX_WORKERS, NODE_SIZES, PHASES } from "@pulumi-cms/contract";
 import { ServiceError, clip } from "./errors";
 
 /** The rule of each field, as said in validation messages. */

@@ -3,7 +3,7 @@
  * counters and pending failures are its own: operations read and change them through its methods,
  * so that the bookkeeping that must move together (capacity, list order, durability) does.
  */
-import type { Clock } from "../../../src/shared/clock";
+import { type Clock, omitUndefined } from "@pulumi-cms/contract";
 import { Capacity, type CapacityLimits, sizeOf } from "./capacity";
 import { provisionCluster, settle } from "./lifecycle";
 import { touch, type ClusterRecord, type CreateInput, type KubeconfigCredential } from "./records";
@@ -11,7 +11,6 @@ import { TokenStore } from "./auth";
 import { TokenRateWindows } from "./limits";
 import { FaultRegistry } from "./faults";
 import type { Plan, Timings } from "./types";
-import { omitUndefined } from "../../../src/shared/omit-undefined";
 
 /** Operation durations in milliseconds. */
 export interface DurationsMs {

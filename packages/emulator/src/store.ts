@@ -22,7 +22,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import { processSingleton } from "../../../src/shared/process-singleton";
+import { processSingleton } from "@pulumi-cms/contract";
 import { storageUnavailable } from "./errors";
 import { readLegacyState } from "./legacy-state";
 import type { ClusterRecord } from "./records";

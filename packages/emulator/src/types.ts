@@ -2,8 +2,7 @@
  * Public types of the emulator's in-process API. `index.ts` re-exports them; other packages
  * of the repo (provider tests, benchmarks) code against exactly these shapes.
  */
-import type { ApiCluster } from "../../../src/shared/wire-types";
-import type { Clock } from "../../../src/shared/clock";
+import type { ApiCluster, Clock } from "@pulumi-cms/contract";
 import type { CapacityLimits } from "./capacity";
 
 /** Permission a token can carry. */

@@ -16,7 +16,7 @@ import {
   nodeListSchema,
   nodeSchema,
   updateBody,
-} from "../../../src/shared/contract";
+} from "@pulumi-cms/contract";
 import type { Principal } from "./auth";
 import { ServiceError } from "./errors";
 import { clusterJson } from "./wire-view";

@@ -1,7 +1,7 @@
 /**
  * The wire view of the records: the cluster, summary and node objects the API answers with.
  */
-import type { ApiCluster, ApiClusterSummary, ApiNode, NodeStatus } from "../../../src/shared/wire-types";
+import type { ApiCluster, ApiClusterSummary, ApiNode, NodeStatus } from "@pulumi-cms/contract";
 import { type ClusterRecord, type NodeRecord, revisionOf } from "./records";
 
 /**

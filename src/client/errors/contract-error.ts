@@ -1,7 +1,7 @@
 import { ApiError, type ApiErrorInit } from "./api-error";
 
 /**
- * An answer of the service broke the wire contract (`src/shared/contract.ts`): a body that is not
+ * An answer of the service broke the wire contract (`@pulumi-cms/contract`): a body that is not
  * JSON, a documented field missing or of another type, an id of another shape, another cluster
  * than the one asked for. Code `invalid_response`. Never retried (the same request would get the
  * same answer), and nothing of the answer is used.

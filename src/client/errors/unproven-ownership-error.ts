@@ -1,6 +1,6 @@
 import { CmsError } from "../../shared/cms-error";
 import { describeCandidates } from "../../shared/ownership";
-import type { ApiCluster } from "../../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 
 /**
  * Clusters exist that may be the one a create made, but nothing proves which (or whether any) is

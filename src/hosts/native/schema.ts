@@ -4,7 +4,7 @@
  * is generated from it (`npm run gen:sdk`). Property names are the dynamic face's, so one program
  * reads the same in either face.
  */
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "../../shared/wire-types";
+import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra });
 const int = (description: string) => ({ type: "integer", description });

@@ -5,8 +5,7 @@
 import type { CmsClient } from "../../client";
 import { isConflict } from "../../client/errors";
 import type { Connection, ConnectionInputs } from "../../connection";
-import type { Clock } from "../../shared/clock";
-import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
+import type { ApiCluster, ApiClusterSummary, Clock } from "@pulumi-cms/contract";
 import { StateMemory } from "../adoption";
 import { Connector } from "../connector";
 import { forgetListings } from "../listings";

@@ -9,7 +9,7 @@ import { OperationError } from "../errors";
 import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
-import type { ApiCluster, ApiClusterSummary } from "../../shared/wire-types";
+import type { ApiCluster, ApiClusterSummary } from "@pulumi-cms/contract";
 import { adoptImported, findLeftover, nameProofOf } from "../adoption";
 import { ClusterInitError } from "../errors";
 import { toCreateRequest, toOutputs } from "../mapping";

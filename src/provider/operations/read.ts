@@ -16,7 +16,7 @@ import { OperationError } from "../errors";
 import type { ReadResult } from "./results";
 import { isNotFound, statusOf } from "../../client/errors";
 import { safeMessage } from "../../connection";
-import type { ApiCluster } from "../../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { ClusterLookupError } from "../errors";
 import { chooseKubeconfig } from "../kubeconfig";
 import { toInputsAfterRead, toOutputs } from "../mapping";

@@ -9,7 +9,7 @@ import { OperationError } from "../errors";
 import type { UpdateResult } from "./results";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
-import type { ApiCluster } from "../../shared/wire-types";
+import type { ApiCluster } from "@pulumi-cms/contract";
 import { ClusterInitError } from "../errors";
 import { toOutputs, toUpdateRequest } from "../mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";

@@ -3,14 +3,7 @@
  * emulator state, the caller's token and already schema-checked input, and either returns
  * the response body or throws an {@link ServiceError}. Nothing changes before every check passed.
  */
-import type {
-  ApiCluster,
-  ApiClusterList,
-  ApiClusterSummary,
-  ClusterStatus,
-  CreateClusterRequest,
-  NodeSize,
-} from "../../../../src/shared/wire-types";
+import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "@pulumi-cms/contract";
 import { requireCreateScope, requireScope, type Principal } from "../auth";
 import { clusterNotFound, conflict, validationFailed } from "../errors";
 import { startDeletion, scaleCluster, settle } from "../lifecycle";

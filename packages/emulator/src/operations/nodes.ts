@@ -1,5 +1,5 @@
 /** The node operations of `/v1`: list and retrieve (the only node operations of the spec). */
-import type { ApiNode, ApiNodeList } from "../../../../src/shared/wire-types";
+import type { ApiNode, ApiNodeList } from "@pulumi-cms/contract";
 import type { Principal } from "../auth";
 import { nodeNotFound } from "../errors";
 import { toApiNode } from "../wire-view";

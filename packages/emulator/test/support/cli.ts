@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { expect } from "vitest";
 import { eventually } from "./eventually.mjs";
 
@@ -21,11 +21,16 @@ export function ensureCliBuilt(): void {
         e.isDirectory() ? newest(join(dir, e.name)) : e.name.endsWith(".ts") ? statSync(join(dir, e.name)).mtimeMs : 0,
       ),
     );
-  // The emulator's build compiles the wire contract and clock it shares with the provider too
-  // (its tsconfig.json): those sources count as its own.
-  const sources = Math.max(newest(join(emulatorPackage, "src")), newest(join(emulatorPackage, "../../src/shared")));
-  if (!existsSync(CLI) || statSync(CLI).mtimeMs < sources) {
+  // The CLI child process loads @pulumi-cms/contract's dist/ (Vitest's alias to its sources does
+  // not reach it): that package's sources count too, and it is built first.
+  const contractPackage = dirname(require.resolve("@pulumi-cms/contract/package.json"));
+  const contractEntry = join(contractPackage, "dist", "index.js");
+  if (!existsSync(contractEntry) || statSync(contractEntry).mtimeMs < newest(join(contractPackage, "src"))) {
     // Other packages of the repo may have type errors mid-work; tsc still emits, so only the output matters.
+    spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: contractPackage, stdio: "ignore" });
+  }
+  const sources = Math.max(newest(join(emulatorPackage, "src")), statSync(contractEntry).mtimeMs);
+  if (!existsSync(CLI) || statSync(CLI).mtimeMs < sources) {
     spawnSync("npx", ["tsc", "-p", "tsconfig.json"], { cwd: emulatorPackage, stdio: "ignore" });
   }
   expect(existsSync(CLI)).toBe(true);

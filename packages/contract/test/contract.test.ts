@@ -1,7 +1,7 @@
 /** The wire contract's schemas are valid JSON Schema, and say what docs/api-contract.md says of ids. */
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
-import * as contract from "../../src/shared/contract";
+import * as contract from "../src/contract";
 
 const SCHEMAS = Object.entries(contract).filter(([, v]) => typeof v === "object" && v !== null && "type" in v);
 

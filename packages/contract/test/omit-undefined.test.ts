@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { omitUndefined, omitUndefinedDeep } from "../../src/shared/omit-undefined";
+import { omitUndefined, omitUndefinedDeep } from "../src/omit-undefined";
 
 describe("omitUndefined", () => {
   it("drops undefined properties so that a spread keeps the defaults", () => {
