@@ -1,8 +1,10 @@
 /**
  * The README's quick start, typed into one shell as written, from an empty directory: a HOME of
  * its own, the Pulumi CLI and Node.js on PATH, nothing else of this machine's Pulumi. The packed
- * packages stand in for the registry's `pulumi-cms` and `@pulumi-cms/emulator` (the one change to
- * the text: the two `npm install` lines install the tarballs); everything else, `@pulumi/pulumi`
+ * packages stand in for the registry's `pulumi-cms`, `@pulumi-cms/emulator` and the
+ * `@pulumi-cms/contract` both depend on (the changes to the text: the two `npm install` lines
+ * install the tarballs, and after `npm init` an `overrides` entry takes the contract from its
+ * tarball, leaving the project's dependencies as the user's); everything else, `@pulumi/pulumi`
  * and TypeScript included, comes from npm as it would for a user. Then its clean-up block, in the
  * same shell.
  */
@@ -12,9 +14,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { bashBlockAfter, stillAnswering } from "../support/docs";
-import { EMULATOR_PACKAGE, envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
+import { contractOverride, EMULATOR_PACKAGE, envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
 
 const STEP_TIMEOUT = 8 * 60_000;
+const INIT = "npm init -y > /dev/null";
 const INSTALL = "npm install pulumi-cms @pulumi/pulumi typescript@5";
 const INSTALL_EMULATOR = "npm install --save-dev @pulumi-cms/emulator";
 
@@ -60,6 +63,7 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
   let env: NodeJS.ProcessEnv;
   let tarball: string;
   let emulatorTarball: string;
+  let overrides: string[];
   const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 
   beforeAll(async () => {
@@ -67,6 +71,7 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
     work = workDir("offline");
     tarball = packTarball(work);
     emulatorTarball = packTarball(work, EMULATOR_PACKAGE);
+    overrides = Object.entries(contractOverride(work)).map(([name, spec]) => `npm pkg set 'overrides.${name}=${spec}'`);
     start = path.join(work, "start");
     fs.mkdirSync(start);
     fs.mkdirSync(path.join(work, "home"));
@@ -87,6 +92,7 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
     "reaches a running cluster; the clean-up destroys it, removes the stack and its file, and stops the emulator",
     async () => {
       const quickStart = bashBlockAfter(readme, "## Quick start: offline, against the emulator", "README.md");
+      expect(quickStart.split("\n")).toContain(INIT);
       expect(quickStart.split("\n")).toContain(INSTALL);
       expect(quickStart.split("\n")).toContain(INSTALL_EMULATOR);
       const cleanUp = bashBlockAfter(readme, "### Clean up", "README.md");
@@ -94,6 +100,7 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
       const sh = shell(start, env);
       try {
         const fromTarballs = quickStart
+          .replace(INIT, [INIT, ...overrides].join("\n"))
           .replace(INSTALL, INSTALL.replace("pulumi-cms", `pulumi-cms@file:${tarball}`))
           .replace(INSTALL_EMULATOR, INSTALL_EMULATOR.replace("@pulumi-cms/emulator", `@pulumi-cms/emulator@file:${emulatorTarball}`));
         await sh.type(fromTarballs, STEP_TIMEOUT);

@@ -48,6 +48,8 @@ export function nodeBin(major: number): string {
 
 /** The emulator's package, a workspace of this repository (`@pulumi-cms/emulator`). */
 export const EMULATOR_PACKAGE = path.join(REPO_ROOT, "packages/emulator");
+/** The package the provider and the emulator both depend on, a workspace of this repository (`@pulumi-cms/contract`). */
+export const CONTRACT_PACKAGE = path.join(REPO_ROOT, "packages/contract");
 
 /**
  * `npm pack` of this checkout's provider (or of the package at `pkg`, e.g. {@link EMULATOR_PACKAGE})
@@ -68,9 +70,20 @@ export function envWithNode(bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.
 }
 
 /**
+ * `overrides` that make npm take `@pulumi-cms/contract` from this checkout's tarball, packed into
+ * `dir`. The provider's and the emulator's tarballs depend on it by version, as users get it from
+ * the registry; an override (not a dependency of the project) keeps the project's manifest what
+ * the user's would be, and it is inert where nothing depends on the contract.
+ */
+export function contractOverride(dir: string): Record<string, string> {
+  return { "@pulumi-cms/contract": `file:${packTarball(dir, CONTRACT_PACKAGE)}` };
+}
+
+/**
  * A project directory with `dependencies` installed by npm (e.g. the tarball and a
  * `@pulumi/pulumi` version) under the given Node.js, with extra `npm install` arguments (e.g.
- * `--ignore-scripts` where nothing runs). Returns the directory.
+ * `--ignore-scripts` where nothing runs). `@pulumi-cms/contract` comes from this checkout
+ * ({@link contractOverride}). Returns the directory.
  */
 export async function installProject(
   dir: string,
@@ -79,7 +92,8 @@ export async function installProject(
   npmArgs: readonly string[] = [],
 ): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ private: true, ...manifest }, null, 2)}\n`);
+  const overrides = { ...contractOverride(dir), ...(manifest.overrides as Record<string, string> | undefined) };
+  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify({ private: true, ...manifest, overrides }, null, 2)}\n`);
   await execFile("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...npmArgs], {
     cwd: dir,
     env,

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
 import { headingAnchors, linkTargets } from "../support/docs";
-import { EMULATOR_PACKAGE, packTarball, workDir } from "../support/packages";
+import { CONTRACT_PACKAGE, EMULATOR_PACKAGE, packTarball, workDir } from "../support/packages";
 
 /** `https://host/owner/name`, from package.json's `repository.url` (`git+https://…/name.git`). */
 function repositoryUrl(pkg: { repository?: { url?: string } }): string {
@@ -62,6 +62,7 @@ const PACKAGES = [
     shipped: ["README.md", "CHANGELOG.md", "docs/api-contract.md", "docs/gitops.md", "docs/how-it-works.md"],
   },
   { name: "@pulumi-cms/emulator", dir: EMULATOR_PACKAGE, shipped: ["README.md", "docs/kubernetes.md"] },
+  { name: "@pulumi-cms/contract", dir: CONTRACT_PACKAGE, shipped: ["README.md"] },
 ];
 
 describe.each(PACKAGES)("the links of the documents in the tarball of $name", ({ dir, shipped }) => {

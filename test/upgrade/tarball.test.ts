@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
-import { EMULATOR_PACKAGE } from "../support/packages";
+import { CONTRACT_PACKAGE, EMULATOR_PACKAGE } from "../support/packages";
 
 /** What `npm pack` of the package at `dir` would ship. */
 function packedFiles(dir: string): string[] {
@@ -81,7 +81,7 @@ describe("the package tarball", () => {
     expect(framesIntoUnshippedFiles(REPO_ROOT, files)).toEqual([]);
   });
 
-  it.each([REPO_ROOT, EMULATOR_PACKAGE])(
+  it.each([REPO_ROOT, EMULATOR_PACKAGE, CONTRACT_PACKAGE])(
     "runs no script when installed: npm asks users to approve packages that do (prepare included): %s",
     (dir) => {
       const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { scripts?: Record<string, string> };
@@ -113,12 +113,10 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
     "LICENSE",
     "docs/kubernetes.md",
     "docs/contract.md",
-    "dist/packages/emulator/src/index.js",
-    "dist/packages/emulator/src/index.d.ts",
-    "dist/packages/emulator/src/cli.js",
-    "dist/packages/emulator/src/store-worker.js",
-    // The modules it shares with the provider, compiled into its own dist: it needs nothing of pulumi-cms.
-    "dist/src/shared/wire-types.js",
+    "dist/index.js",
+    "dist/index.d.ts",
+    "dist/cli.js",
+    "dist/store-worker.js",
     // The `cms-ensure-kubernetes` bin: builds what `cms-emulator --kubernetes` runs.
     "scripts/ensure-kubernetes",
     "scripts/lib/go-build.sh",
@@ -139,7 +137,32 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
     expect(inside).toEqual([]);
   });
 
+  it("holds nothing of the provider: what both need is @pulumi-cms/contract, a dependency of both", () => {
+    expect(files.filter((f) => /^dist\/(src|packages)\//.test(f))).toEqual([]);
+    for (const dir of [REPO_ROOT, EMULATOR_PACKAGE]) {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+        version: string;
+        dependencies: Record<string, string>;
+      };
+      // The same version as the package itself: the three are released together.
+      expect(pkg.dependencies["@pulumi-cms/contract"]).toBe(pkg.version);
+    }
+  });
+
   it("names no unshipped file in a stack frame", () => {
     expect(framesIntoUnshippedFiles(EMULATOR_PACKAGE, files)).toEqual([]);
+  });
+});
+
+describe("the contract's tarball (@pulumi-cms/contract)", () => {
+  const files = packedFiles(CONTRACT_PACKAGE);
+
+  it("holds its built code at dist/ and the user's files, nothing else", () => {
+    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts"]));
+    expect(files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/[\w-]+\.(js|d\.ts))$/.test(f))).toEqual([]);
+  });
+
+  it("names no unshipped file in a stack frame", () => {
+    expect(framesIntoUnshippedFiles(CONTRACT_PACKAGE, files)).toEqual([]);
   });
 });

@@ -26,6 +26,7 @@ import {
   type PulumiProject,
 } from "../lifecycle/harness.mjs";
 import { SEED_TYPE } from "../../src/resources/type-token";
+import { CONTRACT_PACKAGE } from "../support/packages";
 
 const STEP_TIMEOUT = 8 * 60_000;
 /** The specifier every release writes into state (CHANGELOG.md, "Versioning policy"). */
@@ -61,23 +62,35 @@ function buildRelease(version: string, commit: string): string {
   return packed(src, `pkg-${version}`);
 }
 
-/** Install a package directory into a project as npm would: a real directory, dependencies beside it. */
-function install(project: PulumiProject, pkg: string): void {
+/**
+ * Install a package directory into a project as npm would: a real directory, dependencies beside
+ * it. The checkout's own workspace packages (`@pulumi-cms/contract`) are packed and copied like
+ * the package; other dependencies are links into the repository's node_modules.
+ */
+function install(project: PulumiProject, pkg: string, workspaces: Record<string, string>): void {
   const nm = path.join(project.dir, "node_modules");
-  fs.rmSync(path.join(nm, "pulumi-cms"), { recursive: true, force: true });
-  fs.cpSync(pkg, path.join(nm, "pulumi-cms"), { recursive: true });
+  const place = (name: string, dir: string) => {
+    fs.rmSync(path.join(nm, name), { recursive: true, force: true });
+    fs.cpSync(dir, path.join(nm, name), { recursive: true });
+  };
+  place("pulumi-cms", pkg);
   const deps = Object.keys(
     (JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")) as { dependencies?: object }).dependencies ?? {},
   );
   for (const dep of deps) {
     const link = path.join(nm, dep);
-    if (!fs.existsSync(link)) fs.symlinkSync(path.join(REPO_ROOT, "node_modules", dep), link, "dir");
+    if (workspaces[dep] !== undefined) place(dep, workspaces[dep]);
+    else if (!fs.existsSync(link)) {
+      fs.mkdirSync(path.dirname(link), { recursive: true });
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules", dep), link, "dir");
+    }
   }
 }
 
 describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stacks working", () => {
   let emu: LifecycleEmulator;
   let current: string;
+  let workspaces: Record<string, string>;
   const projects: PulumiProject[] = [];
 
   beforeAll(async () => {
@@ -85,6 +98,7 @@ describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stack
     emu = await startLifecycleEmulator();
     // `npm test` has just built dist/: pack it as it is.
     current = packed(REPO_ROOT, "pkg-current");
+    workspaces = { "@pulumi-cms/contract": packed(CONTRACT_PACKAGE, "pkg-contract") };
   }, STEP_TIMEOUT);
   afterAll(async () => {
     await teardown(projects, emu);
@@ -105,8 +119,8 @@ describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stack
         const a = await createProject({ ...common, name: `cms-upgrade-a-${version.replace(/\./g, "-")}` });
         const b = await createProject({ ...common, name: `cms-upgrade-b-${version.replace(/\./g, "-")}` });
         projects.push(a, b);
-        install(a, old);
-        install(b, old);
+        install(a, old, workspaces);
+        install(b, old, workspaces);
         await a.up();
         await b.up();
         const [resA] = await a.clusterResources();
@@ -114,8 +128,8 @@ describe.skipIf(lifecycleSkipped())("upgrades keep every earlier release's stack
         // The stacks hold the package specifier, as installed stacks do (not a path).
         expect(resA.inputs.__provider).toContain(CONTRACT_ENTRY);
 
-        install(a, current);
-        install(b, current);
+        install(a, current, workspaces);
+        install(b, current, workspaces);
         await emu.control.resetRequestCounts();
 
         await a.refresh();
