@@ -3,7 +3,8 @@
  *
  *   shared  <-  client  <-  provider core  <-  hosts  <-  the package's surface
  *
- * - shared (`src/shared/`): wire types, the clock, process slots; imports nothing of the package.
+ * - shared (`src/shared/`): the camelCase cluster, ownership, process slots, errors' base; imports
+ *   nothing of the package (the wire types and the clock are `@pulumi-cms/contract`'s).
  * - client (`src/client/`): the HTTP client of the service; knows nothing of Pulumi.
  * - provider core (`src/provider/`, `src/connection/`): the Cluster's operations, check, diff,
  *   mapping, naming, ownership and waiting; it does not know how it is hosted.
@@ -14,6 +15,13 @@
  *   what users import and run.
  *
  * A module may import its own layer and the layers below it, never one above.
+ *
+ * Beneath them all, and beside the provider: the workspace packages.
+ * - `packages/contract` (`@pulumi-cms/contract`): the wire types and schemas, the clock and the
+ *   small helpers both the provider and the emulator need. It imports nothing of either.
+ * - `packages/emulator` (`@pulumi-cms/emulator`): imports nothing of the provider; what it shares
+ *   with it comes from `@pulumi-cms/contract`, by package name like any dependency.
+ * The provider imports the contract by package name too (`src/shared/` is the provider's own).
  */
 const CONTRACT_FILES = "^src/provider/(entry|cluster-provider)[.]ts$";
 const HOSTS = ["^src/hosts/", CONTRACT_FILES];
@@ -68,18 +76,48 @@ module.exports = {
     {
       name: "emulator-stands-alone",
       comment:
-        "packages/emulator is a package of its own: its code and its tests import nothing of the root's " +
-        "test/ or src/ but the shared wire contract and clock its build compiles (src/shared/). The root " +
-        "may use the emulator's test helpers (test/support re-exports them), never the reverse.",
+        "packages/emulator is a package of its own: its code and its tests import nothing of the root " +
+        "(src/, test/, scripts/, bench/); the wire contract and the clock it shares with the provider come " +
+        "from @pulumi-cms/contract, a dependency. The root may use the emulator's test helpers " +
+        "(test/support re-exports them), never the reverse.",
       severity: "error",
       from: { path: "^packages/emulator/" },
-      to: { path: "^(src|test|scripts|bench)/", pathNot: "^src/shared/" },
+      to: { path: "^(src|test|scripts|bench)/" },
+    },
+    {
+      name: "packages-by-name",
+      comment:
+        "A workspace package is imported by its name (@pulumi-cms/contract), as from an installed tarball, " +
+        "never by a relative path into its directory.",
+      severity: "error",
+      from: { pathNot: "^packages/contract/" },
+      to: { path: "^packages/contract/src/" },
+    },
+    {
+      name: "contract-stands-alone",
+      comment:
+        "packages/contract is what the provider and the emulator both need: it imports nothing of either " +
+        "(nor of the root's test/, scripts/, bench/).",
+      severity: "error",
+      from: { path: "^packages/contract/" },
+      to: { path: "^(src|test|scripts|bench|packages/emulator)/" },
+    },
+    {
+      name: "contract-only-its-own-deps",
+      comment:
+        "packages/contract's code runs wherever the provider or the emulator is installed: it imports only " +
+        "Node.js's modules, its own files and the dependencies of its own package.json (none today).",
+      severity: "error",
+      from: { path: "^packages/contract/src/" },
+      to: { dependencyTypesNot: ["core", "local", "npm"] },
     },
   ],
   options: {
-    doNotFollow: { path: "node_modules" },
-    // node_modules stays in the graph, unfollowed, so a rule can name a package (core-imports-no-pulumi-sdk).
-    exclude: { path: "(^|/)dist/" },
+    // node_modules and the workspace packages' builds stay in the graph, unfollowed, so that a rule
+    // can name a package (core-imports-no-pulumi-sdk, contract-only-its-own-deps): an import of
+    // `@pulumi-cms/contract` resolves to packages/contract/dist/. Only the root's own build is left out.
+    doNotFollow: { path: ["node_modules", "^packages/[^/]+/dist/"] },
+    exclude: { path: "^dist/" },
     tsConfig: { fileName: "tsconfig.json" },
     // Type-only imports count: a cycle through types is still a cycle of ideas.
     tsPreCompilationDeps: true,
