@@ -59,23 +59,4 @@ export {
 } from "./limiter";
 export type { NameProof } from "../shared/ownership";
 export { PACKAGE_VERSION, DEFAULT_USER_AGENT } from "./version";
-// The wire types of the v1 API (the contract package holds more: only these are the client's).
-export {
-  CLUSTER_STATUSES,
-  MAX_PER_PAGE,
-  NODE_SIZES,
-  NODE_STATUSES,
-  PHASES,
-  type ApiCluster,
-  type ApiClusterList,
-  type ApiClusterSummary,
-  type ApiNode,
-  type ApiNodeList,
-  type ClusterStatus,
-  type CreateClusterRequest,
-  type NodeRole,
-  type NodeSize,
-  type NodeStatus,
-  type Phase,
-  type UpdateClusterRequest,
-} from "@pulumi-cms/contract";
+export * from "./wire-types";

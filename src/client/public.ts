@@ -16,23 +16,4 @@ export type { CallOptions } from "./budget";
 export type { ClientOptions, RetryInfo } from "./options";
 export * from "./errors";
 export type { NameProof } from "../shared/ownership";
-// The wire types of the v1 API (the contract package holds more: only these are the client's).
-export type {
-  CLUSTER_STATUSES,
-  MAX_PER_PAGE,
-  NODE_SIZES,
-  NODE_STATUSES,
-  PHASES,
-  ApiCluster,
-  ApiClusterList,
-  ApiClusterSummary,
-  ApiNode,
-  ApiNodeList,
-  ClusterStatus,
-  CreateClusterRequest,
-  NodeRole,
-  NodeSize,
-  NodeStatus,
-  Phase,
-  UpdateClusterRequest,
-} from "@pulumi-cms/contract";
+export type * from "./wire-types";
