@@ -7,12 +7,25 @@
  * without it from compiling (unless they set `skipLibCheck`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Cluster } from "../resources/cluster";
+import { normalizeEndpoint } from "../client/options";
+import { ENV_ENDPOINT } from "../connection";
+import { connectionFromStackConfig } from "../connection/stack-config";
+import { type Cluster, explicitConnectionOf } from "../resources/cluster";
+import { execKubeconfig } from "./exec-credential";
 import { loadKubernetes } from "./load";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
 /** Settings of the Kubernetes provider made by {@link kubernetesProvider}. */
 export interface KubernetesProviderOptions {
+  /**
+   * How the Kubernetes provider authenticates. Default `"exec"`: a kubeconfig without the
+   * cluster's static credential, whose `exec` plugin (`cms-kubeconfig exec-credential`, run with
+   * `node` from the project's directory) fetches the current one at each use, so a credential
+   * rotated in the console needs nothing done. `"static"`: the cluster's kubeconfig as the
+   * service sends it, for a runner without `node` on PATH or without `pulumi-cms` installed
+   * in the project's directory; a rotation then needs `pulumi refresh --run-program` and `pulumi up`.
+   */
+  credential?: "exec" | "static";
   /** Resource name of the provider. Default: the cluster's resource name plus `-k8s`. */
   name?: string;
   /** Namespace for resources that do not set one. Default: the kubeconfig's (`default`). */
@@ -60,12 +73,12 @@ export interface KubernetesProviderOptions {
  * new k8s.core.v1.Namespace("apps", {}, { provider });
  * ```
  *
- * - The kubeconfig is the cluster's `kubeconfig` output, wrapped as a secret again so it stays
+ * - The kubeconfig is the cluster's (server, CA, context) with an `exec` credential plugin in
+ *   place of its static credential (`options.credential`), wrapped as a secret so it stays
  *   secret in the provider's state whatever the caller did to the cluster's outputs. It is never
  *   read from `KUBECONFIG` or `~/.kube/config`.
- * - The Cluster keeps its kubeconfig text identical while the credentials do not change, so a
- *   `pulumi refresh` leaves this provider (and its resources) alone; with `clusterIdentifier`
- *   defaulting to the cluster id, even a rotated credential is an in-place update.
+ * - A rotated credential changes nothing of it: the plugin fetches the current one. With
+ *   `clusterIdentifier` defaulting to the cluster id, any change of it is an in-place update.
  * - The provider is a child of the cluster (`parent`) unless `opts.parent` says otherwise.
  * - `@pulumi/kubernetes` (an optional peer dependency) is loaded on the first call only.
  *
@@ -99,10 +112,28 @@ export function requireKubeconfig(text: unknown, id: string): string {
   );
 }
 
+const present = (v: string | undefined): v is string => typeof v === "string" && v.trim() !== "";
+
+/**
+ * The kubeconfig of {@link kubernetesProviderArgs} with the exec plugin: the endpoint the Cluster
+ * uses (its explicit `connection`, else `cms:endpoint`, else `CMS_ENDPOINT`, as the provider
+ * resolves it) as an argument; the token only when it comes from the explicit connection or the
+ * stack configuration, which the state holds already (encrypted), so that `pulumi refresh`, which
+ * does not run the program, finds it. A token from `CMS_TOKEN` stays out of the state: the plugin
+ * reads it from the environment the Pulumi CLI runs with.
+ * @internal
+ */
+export function execKubeconfigFor(text: string, clusterId: string, explicit: { endpoint?: string; token?: string }): string {
+  const config = connectionFromStackConfig();
+  const endpoint = [explicit.endpoint, config.endpoint, process.env[ENV_ENDPOINT]].find(present);
+  const recordedToken = [explicit.token, config.token].find(present)?.trim();
+  return execKubeconfig(text, { clusterId, endpoint: endpoint && normalizeEndpoint(endpoint), recordedToken });
+}
+
 /**
  * The arguments {@link kubernetesProvider} gives `k8s.Provider`: the defaults applied, the
- * cluster's kubeconfig as a secret. Exposed for tests and for callers that build the provider
- * themselves.
+ * cluster's kubeconfig (with the exec credential plugin unless `options.credential` is
+ * `"static"`) as a secret. Exposed for tests and for callers that build the provider themselves.
  */
 export function kubernetesProviderArgs(
   cluster: Pick<Cluster, "id" | "kubeconfig">,
@@ -112,9 +143,20 @@ export function kubernetesProviderArgs(
   if ("kubeconfig" in extra) {
     throw new InvalidArgumentError("kubernetesProvider: extraArgs.kubeconfig is not allowed; the kubeconfig is always the cluster's");
   }
+  const credential = options.credential ?? "exec";
+  if (credential !== "exec" && credential !== "static") {
+    throw new InvalidArgumentError(`kubernetesProvider: options.credential must be "exec" or "static", got ${JSON.stringify(credential)}`);
+  }
+  const explicit = explicitConnectionOf(cluster);
+  const kubeconfig = pulumi
+    .all([cluster.id, cluster.kubeconfig, explicit?.endpoint, explicit?.token])
+    .apply(([id, text, endpoint, token]) => {
+      const checked = requireKubeconfig(text, id);
+      return credential === "static" ? checked : execKubeconfigFor(checked, id, { endpoint, token });
+    });
   const args: Record<string, unknown> = {
     ...extra,
-    kubeconfig: pulumi.secret(pulumi.all([cluster.id, cluster.kubeconfig]).apply(([id, text]) => requireKubeconfig(text, id))),
+    kubeconfig: pulumi.secret(kubeconfig),
     clusterIdentifier: options.clusterIdentifier ?? extra.clusterIdentifier ?? cluster.id,
     enableServerSideApply: options.enableServerSideApply ?? extra.enableServerSideApply ?? true,
   };

@@ -188,7 +188,19 @@ export class Cluster extends pulumi.dynamic.Resource {
     // The engine stores it encrypted (additionalSecretOutputs); this also keeps the program's
     // Output secret whatever the engine hands back, e.g. under test mocks.
     (this as { kubeconfig: pulumi.Output<string> }).kubeconfig = pulumi.secret(this.kubeconfig);
+    explicitConnections.set(this, args?.connection);
   }
+}
+
+/** Each Cluster's explicit `connection` argument, for `kubernetesProvider` (resources hold no such output). */
+const explicitConnections = new WeakMap<object, ClusterConnectionArgs | undefined>();
+
+/**
+ * The explicit `connection` a Cluster of this copy of the package was given, else undefined.
+ * @internal
+ */
+export function explicitConnectionOf(cluster: object): ClusterConnectionArgs | undefined {
+  return explicitConnections.get(cluster);
 }
 
 /**

@@ -11,8 +11,26 @@ import { requireKubeconfig } from "../../src/kubernetes/provider";
 import * as cms from "../../src";
 import { isSerializedSecret, recordRegistrations, flushRegistrations, type Registration } from "./mocks";
 import { outputValue } from "../support/outputs";
+import { parse } from "yaml";
 
-const KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: tok-in-kubeconfig\n";
+const KUBECONFIG = [
+  "apiVersion: v1",
+  "kind: Config",
+  "clusters:",
+  "- name: c",
+  "  cluster: { server: https://127.0.0.1:6443 }",
+  "users:",
+  "- name: admin",
+  "  user:",
+  "    token: tok-in-kubeconfig",
+  "contexts:",
+  "- name: admin@c",
+  "  context: { cluster: c, user: admin }",
+  "current-context: admin@c",
+  "",
+].join("\n");
+/** The exec plugin of the user of a kubeconfig text. */
+const execOf = (text: unknown) => parse(String(text)).users[0].user.exec;
 let log: Registration[] = [];
 
 beforeAll(async () => {
@@ -54,12 +72,36 @@ describe("kubernetesProvider", () => {
   it("passes the kubeconfig as a secret, identifies the cluster by id and turns server-side apply on", async () => {
     const r = await providerOf(kubernetesProvider(newCluster("sec")));
     expect(isSerializedSecret(r.raw.kubeconfig)).toBe(true);
-    expect((r.raw.kubeconfig as { value: unknown }).value).toBe(KUBECONFIG);
+    // The cluster's kubeconfig with the exec credential plugin in place of its static token.
+    const kubeconfig = (r.raw.kubeconfig as { value: unknown }).value;
+    expect(kubeconfig).not.toContain("tok-in-kubeconfig");
+    expect(execOf(kubeconfig)).toMatchObject({ command: "node", args: expect.arrayContaining(["exec-credential", "cls_sec0000000000000"]) });
     expect(r.inputs.clusterIdentifier).toBe("cls_sec0000000000000");
     expect(r.inputs.enableServerSideApply).toBe("true");
     // Left unset so PULUMI_K8S_DELETE_UNREACHABLE and friends keep working.
     expect(r.inputs).not.toHaveProperty("deleteUnreachable");
     expect(r.inputs).not.toHaveProperty("namespace");
+  });
+
+  it("records an explicit connection of the cluster: its endpoint as an argument, its token in the secret kubeconfig", async () => {
+    const cluster = new Cluster("explicit", {
+      controlPlanes: 1,
+      workers: 1,
+      nodeSize: "small",
+      connection: { endpoint: "https://cms.example.com/v1/", token: "explicit-token-1" },
+    });
+    const r = await providerOf(kubernetesProvider(cluster));
+    expect(isSerializedSecret(r.raw.kubeconfig)).toBe(true);
+    const exec = execOf((r.raw.kubeconfig as { value: unknown }).value);
+    expect(exec.args.slice(-4)).toEqual(["exec-credential", "cls_explicit00000000", "--endpoint", "https://cms.example.com"]);
+    expect(exec.env).toEqual([{ name: "CMS_RECORDED_TOKEN", value: "explicit-token-1" }]);
+    expect(JSON.stringify(r.raw)).not.toMatch(/explicit-token-1"/); // only inside the secret envelope
+  });
+
+  it("with credential: static, passes the cluster's kubeconfig as it is (still a secret)", async () => {
+    const r = await providerOf(kubernetesProvider(newCluster("static"), { credential: "static" }));
+    expect(isSerializedSecret(r.raw.kubeconfig)).toBe(true);
+    expect((r.raw.kubeconfig as { value: unknown }).value).toBe(KUBECONFIG);
     expect(JSON.stringify(r.raw)).not.toMatch(/tok-in-kubeconfig"/); // only inside the secret envelope
   });
 
@@ -93,6 +135,12 @@ describe("kubernetesProvider", () => {
     expect(JSON.parse(r.inputs.kubeClientSettings)).toMatchObject({ qps: 50 });
   });
 
+  it("refuses a credential other than exec or static, naming the option", () => {
+    expect(() => kubernetesProvider(newCluster("cred"), { credential: "token" as never })).toThrow(
+      'kubernetesProvider: options.credential must be "exec" or "static", got "token"',
+    );
+  });
+
   it("refuses a kubeconfig in extraArgs", () => {
     expect(() => kubernetesProvider(newCluster("kc"), { extraArgs: { kubeconfig: "other" } })).toThrow(
       /extraArgs\.kubeconfig is not allowed/,
@@ -112,7 +160,7 @@ describe("kubernetesProviderArgs", () => {
     const args = kubernetesProviderArgs({ id: pulumi.output("cls_x"), kubeconfig: pulumi.output(KUBECONFIG) } as any);
     const kc = args.kubeconfig as pulumi.Output<string>;
     expect(await pulumi.isSecret(kc)).toBe(true);
-    expect(await outputValue(kc)).toBe(KUBECONFIG);
+    expect(execOf(await outputValue(kc)).args).toContain("cls_x");
     expect(await outputValue(args.clusterIdentifier as pulumi.Output<string>)).toBe("cls_x");
     expect(args.enableServerSideApply).toBe(true);
   });
