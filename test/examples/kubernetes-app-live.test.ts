@@ -4,9 +4,14 @@
  * `cms-emulator --kubernetes`, whose clusters run workloads. Pulumi awaits the rollout as it
  * would on any cluster (no `skipAwait`), and kubectl, with the cluster's own kubeconfig, reads
  * what a user would check. Then the chain's known pains, in the order a stack lives them:
- * scaling, a credential rotation, a replacement of the cluster, destroy; and, on a second
- * stack, a cluster deleted in the console.
+ * scaling; the upgrade of a stack whose Kubernetes provider holds the static kubeconfig (as 0.2.0
+ * made it) to the exec credential plugin; a credential rotation in the console and a rotation of
+ * the service token, each followed by `preview --refresh` and `up --refresh` as a pipeline runs
+ * them; kubectl through `cms-kubeconfig save`; a replacement of the cluster, destroy; and, on a
+ * second stack, a cluster deleted in the console.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLUSTER_TYPE,
@@ -16,6 +21,7 @@ import {
   type LifecycleEmulator,
   type PulumiProject,
 } from "../lifecycle/harness.mjs";
+import { execFile } from "../lifecycle/harness.mjs";
 import { kubectl, kubernetesPluginDir, kubernetesUnavailable } from "../support/kubernetes";
 import { exampleProject } from "./project";
 
@@ -23,7 +29,9 @@ const STEP = 10 * 60_000;
 const skip = lifecycleSkipped() ? "CMS_SKIP_LIFECYCLE=1" : kubernetesUnavailable({ plugin: true });
 
 /** What every command of these stacks must not print. */
-const NEVER = [/is expected to have version/, /unreachable cluster/i, /timed out waiting/i];
+const NEVER = [/is expected to have version/, /unreachable cluster/i, /timed out waiting/i, /^\s*warning:/im];
+/** The service tokens of the stack's pipeline, before and after its rotation. */
+const PIPELINE_TOKENS = ["tok-kubernetes-app-1", "tok-kubernetes-app-2"];
 function clean(result: { stdout: string; stderr: string }): void {
   for (const pattern of NEVER) expect(`${result.stdout}\n${result.stderr}`).not.toMatch(pattern);
 }
@@ -35,6 +43,9 @@ async function appStack(stack: string): Promise<{ emu: LifecycleEmulator; projec
   const project = await exampleProject("kubernetes-app", emu, stack);
   // The test's PULUMI_HOME is empty: the CLI runs the plugin it finds on PATH, as it says.
   project.env.PATH = `${kubernetesPluginDir()}:${process.env.PATH}`;
+  // The pipeline's own token (CMS_TOKEN), which a test rotates; the test reads with emu.token.
+  await emu.control.addToken({ token: PIPELINE_TOKENS[0] as string, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
+  project.env.CMS_TOKEN = PIPELINE_TOKENS[0];
   return { emu, project };
 }
 
@@ -42,8 +53,14 @@ describe.skipIf(skip !== undefined)(`examples/kubernetes-app with the real Kuber
   let emu: LifecycleEmulator;
   let project: PulumiProject;
 
+  /** The example's program, and the same with the Kubernetes provider of 0.2.0 (the static kubeconfig). */
+  let program: string;
   beforeAll(async () => {
     ({ emu, project } = await appStack("dev"));
+    program = fs.readFileSync(path.join(project.dir, "index.ts"), "utf8");
+    const asReleased = program.replace("cms.kubernetesProvider(cluster)", 'cms.kubernetesProvider(cluster, { credential: "static" })');
+    expect(asReleased).not.toBe(program);
+    fs.writeFileSync(path.join(project.dir, "index.ts"), asReleased);
   }, STEP);
   afterAll(async () => {
     await project?.destroy([], { allowFailure: true });
@@ -128,28 +145,96 @@ describe.skipIf(skip !== undefined)(`examples/kubernetes-app with the real Kuber
     STEP,
   );
 
+  /** The URNs of the stack's resources, sorted. */
+  const urns = async () => (await project.exportStack()).resources.map((r) => r.urn).sort();
+  /** What a command changed, as `op type`, leaving out what stayed the same. */
+  const changes = (result: { steps: Array<{ kind: string; op: string; type: string }> }) =>
+    result.steps.filter((s) => s.kind === "outputs" && s.op !== "same" && s.op !== "refresh").map((s) => `${s.op} ${s.type}`);
+  /** A pipeline's jobs after a rotation: the pull request's preview, the merge's up, each with --refresh. */
+  const pipeline = async () => {
+    const preview = await project.preview(["--refresh", "--expect-no-changes"]);
+    clean(preview);
+    const up = await project.up(["--refresh"]);
+    clean(up);
+    expect(changes(up)).toEqual([]);
+    const refreshed = await project.refresh();
+    clean(refreshed);
+  };
+
   it(
-    "after a credential rotation, a plain refresh fails without dropping anything; `pulumi refresh --run-program` then `up` carry on with the new kubeconfig",
+    "a stack whose Kubernetes provider holds the static kubeconfig (0.2.0's) moves to the exec plugin with one up: the provider updated in place, the app untouched",
     async () => {
       const { clusterId } = await outputs();
       const before = await app(await kubeconfigOf(clusterId));
-      const resources = (await project.exportStack()).resources.map((r) => r.urn).sort();
-      await emu.control.rotateKubeconfig(clusterId);
-
-      const plain = await project.refresh([], { allowFailure: true });
-      expect(plain.code).not.toBe(0);
-      expect((await project.exportStack()).resources.map((r) => r.urn).sort()).toEqual(resources);
-
-      const refreshed = await project.refresh(["--run-program"]);
-      clean(refreshed);
+      const resources = await urns();
+      fs.writeFileSync(path.join(project.dir, "index.ts"), program);
       const up = await project.up();
       clean(up);
-      expect(up.steps.filter((s) => s.kind === "outputs" && s.op === "replace")).toEqual([]);
-      const after = await app(await kubeconfigOf(clusterId));
-      expect(after.uid).toBe(before.uid);
-      expect((await project.exportStack()).resources.map((r) => r.urn).sort()).toEqual(resources);
-      const again = await project.refresh();
-      clean(again);
+      expect(changes(up)).toEqual(["update pulumi:providers:kubernetes"]);
+      expect((await app(await kubeconfigOf(clusterId))).uid).toBe(before.uid);
+      expect(await urns()).toEqual(resources);
+      const exported = (await project.exportStack()).text;
+      expect(exported).not.toContain(PIPELINE_TOKENS[0]);
+      expect(exported).not.toContain(/token: (\S+)/.exec(await kubeconfigOf(clusterId))?.[1]);
+    },
+    STEP,
+  );
+
+  it(
+    "after a credential rotation in the console, preview --refresh, up --refresh and refresh succeed: nothing replaced or dropped, the same app",
+    async () => {
+      const { clusterId } = await outputs();
+      const before = await app(await kubeconfigOf(clusterId));
+      const resources = await urns();
+      await emu.control.rotateKubeconfig(clusterId);
+      await pipeline();
+      expect((await app(await kubeconfigOf(clusterId))).uid).toBe(before.uid);
+      expect(await urns()).toEqual(resources);
+    },
+    STEP,
+  );
+
+  it(
+    "after the service token is rotated (a new CMS_TOKEN, the old one revoked), the same",
+    async () => {
+      const { clusterId } = await outputs();
+      const before = await app(await kubeconfigOf(clusterId));
+      const resources = await urns();
+      await emu.control.addToken({ token: PIPELINE_TOKENS[1] as string, permissions: ["read", "write"], scope: "*", plan: "enterprise" });
+      await emu.control.revokeToken(PIPELINE_TOKENS[0] as string);
+      project.env.CMS_TOKEN = PIPELINE_TOKENS[1];
+      await pipeline();
+      expect((await app(await kubeconfigOf(clusterId))).uid).toBe(before.uid);
+      expect(await urns()).toEqual(resources);
+    },
+    STEP,
+  );
+
+  it(
+    "kubectl with the kubeconfig of `cms-kubeconfig save` keeps working across a rotation; without CMS_TOKEN it says so",
+    async () => {
+      const { clusterId } = await outputs();
+      const file = path.join(project.dir, "kubectl-config");
+      const env = { ...process.env, CMS_ENDPOINT: emu.url, CMS_TOKEN: PIPELINE_TOKENS[1] };
+      const cli = path.join(project.dir, "node_modules", "pulumi-cms", "dist", "kubernetes", "cli.js");
+      const saved = await execFile(process.execPath, [cli, "save", clusterId, "--file", file], { env });
+      expect(saved.code).toBe(0);
+      const run = (args: string[], token: string | undefined) => {
+        const runEnv: NodeJS.ProcessEnv = { ...process.env };
+        delete runEnv.CMS_TOKEN;
+        if (token) runEnv.CMS_TOKEN = token;
+        return execFile("kubectl", ["--kubeconfig", file, "--request-timeout=20s", "-n", "hello", ...args], { env: runEnv });
+      };
+      const first = await run(["get", "deployments", "-o", "name"], PIPELINE_TOKENS[1]);
+      expect(first).toMatchObject({ code: 0, stdout: expect.stringContaining("deployment.apps/") });
+      await emu.control.rotateKubeconfig(clusterId);
+      const after = await run(["get", "deployments", "-o", "name"], PIPELINE_TOKENS[1]);
+      expect(after).toMatchObject({ code: 0, stdout: first.stdout });
+      const noToken = await run(["get", "deployments"], undefined);
+      expect(noToken.code).not.toBe(0);
+      expect(noToken.stderr).toContain("cms-kubeconfig: no Cluster Management Service token: set CMS_TOKEN");
+      // The rotation again through the pipeline, which the saved kubeconfig's rotation above made.
+      await pipeline();
     },
     STEP,
   );

@@ -3,7 +3,9 @@
  * one Pulumi stack creates a cluster and exports `kubernetesProviderArgs(cluster).kubeconfig`,
  * and a second stack takes that kubeconfig through a StackReference and applies a Deployment and
  * a Service with it (kubectl, from a dynamic resource: the Kubernetes resource plugin cannot be
- * built here). The test reads them back with the first stack's output; then both stacks are
+ * built here). The exported kubeconfig carries no credential but the exec plugin
+ * (`cms-kubeconfig exec-credential`), which the second stack's kubectl runs from its own project
+ * directory. The test reads the apps back with the first stack's output; then both stacks are
  * destroyed. No kubeconfig credential appears in either stack's export.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,8 +106,12 @@ describe.skipIf(skip !== undefined)(`a stack of a cluster and its apps, offline$
       expect(read).toMatchObject({ code: 0, stderr: "" });
       expect(JSON.parse(read.stdout).items.map((i: any) => `${i.kind}/${i.metadata.name}`)).toEqual(["Deployment/hello", "Service/hello"]);
 
-      const token = /token: (\S+)/.exec(kubeconfig)?.[1] ?? "";
-      const ca = /certificate-authority-data: (\S+)/.exec(kubeconfig)?.[1] ?? "";
+      // The credential the exec plugin fetched: the cluster's current one, from the service.
+      const current = (await emu.api("GET", `/v1/clusters/${outputs.clusterId}/kubeconfig`)).text;
+      expect(kubeconfig).toContain("exec-credential");
+      const token = /token: (\S+)/.exec(current)?.[1] ?? "";
+      const ca = /certificate-authority-data: (\S+)/.exec(current)?.[1] ?? "";
+      expect(kubeconfig).not.toContain(token);
       expect(token.length).toBeGreaterThan(100); // a service account token of the real API server
       expect(Buffer.from(ca, "base64").toString()).toContain("BEGIN CERTIFICATE");
       for (const stack of [clusterStack, appsStack]) {
