@@ -57,7 +57,15 @@ async function kubeconfigToken(id: string): Promise<string> {
 async function cmsKubeconfig(args: string[], env: Record<string, string | undefined>) {
   let stdout = "";
   let stderr = "";
-  const io: Io = { env, out: (t) => void (stdout += t), err: (t) => void (stderr += t) };
+  const io: Io = {
+    env,
+    out: (t) => {
+      stdout += t;
+    },
+    err: (t) => {
+      stderr += t;
+    },
+  };
   const code = await run(args, io);
   return { code, stdout, stderr };
 }

@@ -75,7 +75,10 @@ describe("kubernetesProvider", () => {
     // The cluster's kubeconfig with the exec credential plugin in place of its static token.
     const kubeconfig = (r.raw.kubeconfig as { value: unknown }).value;
     expect(kubeconfig).not.toContain("tok-in-kubeconfig");
-    expect(execOf(kubeconfig)).toMatchObject({ command: "node", args: expect.arrayContaining(["exec-credential", "cls_sec0000000000000"]) });
+    expect(execOf(kubeconfig)).toMatchObject({
+      command: "node",
+      args: expect.arrayContaining(["exec-credential", "cls_sec0000000000000"]),
+    });
     expect(r.inputs.clusterIdentifier).toBe("cls_sec0000000000000");
     expect(r.inputs.enableServerSideApply).toBe("true");
     // Left unset so PULUMI_K8S_DELETE_UNREACHABLE and friends keep working.
