@@ -59,6 +59,8 @@ describe("the package tarball", () => {
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
     "dist/emulator/index.js",
     "dist/recover/cli.js",
+    // The `cms-kubeconfig` bin: the exec credential plugin that kubernetesProvider's kubeconfig runs.
+    "dist/kubernetes/cli.js",
     // The native plugin, the `pulumi-resource-cms` bin (test/native runs it from this tarball).
     "dist/hosts/native/main.js",
     // The state contract: the entry every stack's serialized provider loads.
@@ -89,6 +91,12 @@ describe("the package tarball", () => {
       expect(installScripts).toEqual([]);
     },
   );
+
+  it("names the exec credential plugin as a bin, `cms-kubeconfig`, the file the stacks' kubeconfigs load", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(pkg.bin["cms-kubeconfig"]).toBe("dist/kubernetes/cli.js");
+    expect(fs.readFileSync(path.join(REPO_ROOT, pkg.bin["cms-kubeconfig"]), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
 
   it("names the native plugin as a bin, so that `npm install -g` puts pulumi-resource-cms on PATH", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
