@@ -2,7 +2,7 @@
  * Every description of a Cluster against its one declaration (`src/shared/cluster-fields.ts`):
  * each field's name, type, optionality, secrecy and what changing it does. The types are compared
  * at compile time (`npm run lint` type-checks this file: a mismatch is a type error on one of the
- * `Expect` lines), the schemas and lists at run time.
+ * `expectTypeOf` lines), the schemas and lists at run time.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -15,7 +15,7 @@ import {
   clusterSummarySchema,
   nodeListSchema,
 } from "@pulumi-cms/contract";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { PACKAGE_VERSION } from "../../src/client/version";
 import { isSecret, markSecrets } from "../../src/hosts/native/properties";
 import { packageSchema } from "../../src/hosts/native/schema";
@@ -28,8 +28,6 @@ import type { ClusterAttributes, ClusterInfo } from "../../src/shared/cluster-in
 // ------------------------------------------------------------------------- the types, at compile time
 
 type F = typeof CLUSTER_FIELDS;
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type Expect<T extends true> = T;
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
 type KindOf<T> = [NonNullable<T>] extends [string] ? "string" : [NonNullable<T>] extends [number] ? "integer" : "object";
 /** Each property's JSON type, optional or not. */
@@ -55,28 +53,30 @@ type ArgKinds = { [K in keyof ClusterArgs]-?: KindOf<pulumi.Unwrap<ClusterArgs[K
 /** The keys of a listing's schema that are not required, as the list types must leave them optional. */
 const LIST_OPTIONAL = { clusters: ["total", "page", "per_page"], nodes: ["total"] } as const;
 
-export type TypesMatchTheDeclaration = [
-  // The wire: the full cluster, with `infra_id` alone optional; the create's summary.
-  Expect<Equal<Kinds<ApiCluster>, WireShape<{ wire: string }>>>,
-  Expect<Equal<OptionalKeys<ApiCluster>, WireName<Where<{ reported: "maybe" }>>>>,
-  Expect<Equal<Kinds<ApiClusterSummary>, WireShape<{ reported: "summary" }>>>,
-  Expect<Equal<OptionalKeys<ApiClusterSummary>, never>>,
-  Expect<Equal<OptionalKeys<ApiClusterList>, (typeof LIST_OPTIONAL.clusters)[number]>>,
-  Expect<Equal<OptionalKeys<ApiNodeList>, (typeof LIST_OPTIONAL.nodes)[number]>>,
-  // camelCase: the lookups' results and the attributes the outputs share.
-  Expect<Equal<Kinds<ClusterInfo>, CamelShape<{ wire: string }>>>,
-  Expect<Equal<OptionalKeys<ClusterInfo>, Where<{ wire: string; output: "optional" }>>>,
-  Expect<Equal<Kinds<ClusterAttributes>, CamelShape<{ wire: string; output: string }>>>,
-  // The core's inputs (after check: defaulted ones are set) and outputs.
-  Expect<Equal<Kinds<Visible<ClusterInputs>>, CamelShape<{ input: string }>>>,
-  Expect<Equal<OptionalKeys<Visible<ClusterInputs>>, Where<{ input: "optional" }>>>,
-  Expect<Equal<Kinds<Visible<ClusterOutputs>>, CamelShape<{ output: string }>>>,
-  Expect<Equal<OptionalKeys<Visible<ClusterOutputs>>, Where<{ output: "optional" }>>>,
-  // The resource: its arguments, and its outputs but the connection (it holds the token).
-  Expect<Equal<ArgKinds, CamelShape<{ input: string }>>>,
-  Expect<Equal<OptionalKeys<ClusterArgs>, Where<{ input: "optional" | "defaulted" }>>>,
-  Expect<Equal<ClassOutputs, Omit<CamelShape<{ output: string }>, "connection">>>,
-];
+describe("the types", () => {
+  it("are the declaration's, field by field (checked by npm run lint's type-check)", () => {
+    // The wire: the full cluster, with `infra_id` alone optional; the create's summary.
+    expectTypeOf<Kinds<ApiCluster>>().toEqualTypeOf<WireShape<{ wire: string }>>();
+    expectTypeOf<OptionalKeys<ApiCluster>>().toEqualTypeOf<WireName<Where<{ reported: "maybe" }>>>();
+    expectTypeOf<Kinds<ApiClusterSummary>>().toEqualTypeOf<WireShape<{ reported: "summary" }>>();
+    expectTypeOf<OptionalKeys<ApiClusterSummary>>().toEqualTypeOf<never>();
+    expectTypeOf<OptionalKeys<ApiClusterList>>().toEqualTypeOf<(typeof LIST_OPTIONAL.clusters)[number]>();
+    expectTypeOf<OptionalKeys<ApiNodeList>>().toEqualTypeOf<(typeof LIST_OPTIONAL.nodes)[number]>();
+    // camelCase: the lookups' results and the attributes the outputs share.
+    expectTypeOf<Kinds<ClusterInfo>>().toEqualTypeOf<CamelShape<{ wire: string }>>();
+    expectTypeOf<OptionalKeys<ClusterInfo>>().toEqualTypeOf<Where<{ wire: string; output: "optional" }>>();
+    expectTypeOf<Kinds<ClusterAttributes>>().toEqualTypeOf<CamelShape<{ wire: string; output: string }>>();
+    // The core's inputs (after check: defaulted ones are set) and outputs.
+    expectTypeOf<Kinds<Visible<ClusterInputs>>>().toEqualTypeOf<CamelShape<{ input: string }>>();
+    expectTypeOf<OptionalKeys<Visible<ClusterInputs>>>().toEqualTypeOf<Where<{ input: "optional" }>>();
+    expectTypeOf<Kinds<Visible<ClusterOutputs>>>().toEqualTypeOf<CamelShape<{ output: string }>>();
+    expectTypeOf<OptionalKeys<Visible<ClusterOutputs>>>().toEqualTypeOf<Where<{ output: "optional" }>>();
+    // The resource: its arguments, and its outputs but the connection (it holds the token).
+    expectTypeOf<ArgKinds>().toEqualTypeOf<CamelShape<{ input: string }>>();
+    expectTypeOf<OptionalKeys<ClusterArgs>>().toEqualTypeOf<Where<{ input: "optional" | "defaulted" }>>();
+    expectTypeOf<ClassOutputs>().toEqualTypeOf<Omit<CamelShape<{ output: string }>, "connection">>();
+  });
+});
 
 // --------------------------------------------------------------------------- the schemas, at run time
 
@@ -111,7 +111,9 @@ describe("the wire contract's cluster schemas", () => {
   });
 
   it("require what the service always reports, the create's summary only its fields", () => {
-    expect(sorted(clusterSchema.required)).toEqual(sorted(wired.filter(([, f]) => f.reported !== "maybe").map(([, f]) => f.wire as string)));
+    expect(sorted(clusterSchema.required)).toEqual(
+      sorted(wired.filter(([, f]) => f.reported !== "maybe").map(([, f]) => f.wire as string)),
+    );
     const summary = wired.filter(([, f]) => f.reported === "summary").map(([, f]) => f.wire as string);
     expect(sorted(Object.keys(clusterSummarySchema.properties))).toEqual(sorted(summary));
     expect(sorted(clusterSummarySchema.required)).toEqual(sorted(summary));
@@ -134,7 +136,8 @@ describe("the native schema's Cluster", () => {
 
   it("takes every argument, of its type, requiring the required ones", () => {
     expect(sorted(Object.keys(resource.inputProperties))).toEqual(sorted(where((f) => f.input !== undefined)));
-    for (const name of where((f) => f.input !== undefined)) expect(typeOf(resource.inputProperties[name]), name).toBe(CLUSTER_FIELDS[name].type);
+    for (const name of where((f) => f.input !== undefined))
+      expect(typeOf(resource.inputProperties[name]), name).toBe(CLUSTER_FIELDS[name].type);
     expect(resource.requiredInputs).toEqual(where((f) => f.input === "required"));
   });
 
