@@ -5,7 +5,10 @@
  * project's Pulumi.yaml (`node_modules/.bin`, as the README says), nothing on PATH. One stack
  * through every step, starting on the dynamic `Cluster` and moved to the native one.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_VERSION } from "../../src/client/version";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { CLUSTER_TYPE as DYNAMIC_TYPE, type LifecycleEmulator, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
 import { clusterSteps, createNodeNativeProject, NATIVE_CLUSTER } from "../support/native";
@@ -214,6 +217,21 @@ describe("a TypeScript program on pulumi-cms/native", () => {
       await project.destroy();
       expect(await emu.clusters()).toEqual([]);
       expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    "without the plugins entry of Pulumi.yaml (and nothing on PATH), fails naming the plugin it cannot find",
+    async () => {
+      await project.setConfig("face", "native");
+      const yaml = path.join(project.dir, "Pulumi.yaml");
+      fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace(/^plugins:[\s\S]*$/m, ""));
+      const preview = await project.preview([], { allowFailure: true });
+      expect(preview.code).not.toBe(0);
+      expect(preview.output).toContain(
+        `no resource plugin 'pulumi-resource-cms' found in the workspace at version v${PACKAGE_VERSION} or on your $PATH`,
+      );
     },
     STEP,
   );
