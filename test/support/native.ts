@@ -1,24 +1,31 @@
 /**
  * The native plugin as users get it, for the tests of its face: `npm pack` of this checkout,
  * installed with npm into a fresh prefix (so `pulumi-resource-cms` is the package's `bin`, as
- * after `npm install -g pulumi-cms`), and projects in any language that find it on PATH.
+ * after `npm install -g pulumi-cms`), and projects in any language that find it on PATH; or
+ * installed into a Node.js project, whose Pulumi.yaml names the plugin's directory.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { PINNED_PULUMI_VERSION } from "../lifecycle/harness.mjs";
-import { installProject, packTarball, workDir } from "./packages";
+import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, packTarball, workDir } from "./packages";
 
 let installed: Promise<string> | undefined;
+let packed: string | undefined;
+
+/** `npm pack` of this checkout, once per test file. */
+function tarball(): string {
+  packed ??= packTarball(workDir("native-tarball"));
+  return packed;
+}
 
 /** The `.bin` directory of the provider installed from its tarball; once per test file. */
 export function nativePluginBin(): Promise<string> {
   installed ??= (async () => {
     const dir = workDir("native-plugin");
-    const tarball = packTarball(dir);
     await installProject(
       path.join(dir, "install"),
-      { dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION } },
+      { dependencies: { "pulumi-cms": `file:${tarball()}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION } },
       process.env,
       ["--ignore-scripts", "--omit=peer"],
     );
@@ -56,6 +63,45 @@ export async function createNativeProject(opts: NativeProjectOptions): Promise<P
     stack: opts.stack ?? "dev",
     passphrase: "native-test-passphrase",
     env: { PATH: [binDir, bin, process.env.PATH ?? ""].join(path.delimiter), ...opts.env },
+    echo: process.env.CMS_LIFECYCLE_ECHO === "1",
+  });
+  await project.setConfigs(opts.config ?? {}, opts.secretConfig ?? {});
+  return project;
+}
+
+/**
+ * A Node.js project (TypeScript, type-checked by ts-node with the project's own `typescript`, as
+ * `pulumi new typescript` makes them) with the package installed from its tarball into its own
+ * node_modules, and a Pulumi.yaml naming that install's `node_modules/.bin` as the `cms`
+ * plugin's directory, as the README tells. Nothing of the plugin is on PATH.
+ */
+export async function createNodeNativeProject(opts: NativeProjectOptions & { program: string }): Promise<PulumiProject> {
+  const dev = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).devDependencies as Record<string, string>;
+  const workspace = await makeWorkspace("pulumi-cms-native-node-");
+  await installProject(
+    workspace.project,
+    {
+      name: opts.name,
+      main: "index.ts",
+      dependencies: { "pulumi-cms": `file:${tarball()}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION },
+      devDependencies: { typescript: dev.typescript, "@types/node": dev["@types/node"] },
+    },
+    process.env,
+    ["--ignore-scripts"],
+  );
+  const files = {
+    "Pulumi.yaml": `name: ${opts.name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: cms\n      path: node_modules/.bin\n`,
+    "tsconfig.json": `${JSON.stringify({ compilerOptions: PULUMI_TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] }, null, 2)}\n`,
+    "index.ts": opts.program,
+    ...opts.files,
+  };
+  for (const [rel, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace.project, rel), text);
+  const project = await openProject({
+    workspace,
+    name: opts.name,
+    stack: opts.stack ?? "dev",
+    passphrase: "native-test-passphrase",
+    env: opts.env ?? {},
     echo: process.env.CMS_LIFECYCLE_ECHO === "1",
   });
   await project.setConfigs(opts.config ?? {}, opts.secretConfig ?? {});

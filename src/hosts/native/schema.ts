@@ -1,8 +1,9 @@
 /**
  * The package schema of the native plugin (`cms`): the Cluster resource, the lookups as functions,
  * and the provider's configuration. YAML programs type-check against it; the Go SDK in `sdk/go`
- * is generated from it (`npm run gen:sdk`). Property names are the dynamic face's, so one program
- * reads the same in either face.
+ * and the Node.js SDK in `sdk/nodejs` (`pulumi-cms/native`) are generated from it
+ * (`npm run gen:sdk`). Property names are the dynamic face's, so one program reads the same in
+ * either face.
  */
 import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
 import { clusterFieldsWhere } from "../../shared/cluster-fields";
@@ -167,6 +168,13 @@ export function packageSchema(version: string): Record<string, unknown> {
       go: {
         importBasePath: "github.com/pulumi-cms/pulumi-cms/sdk/go/cms",
         generateResourceContainerTypes: true,
+        respectSchemaVersion: true,
+      },
+      // Compiled into the package as `pulumi-cms/native` (tsconfig.native.json); the version
+      // the SDK asks the engine for is the package's own.
+      nodejs: {
+        packageName: "pulumi-cms",
+        packageDescription: "The native face of pulumi-cms: cms:index:Cluster and its functions, served by pulumi-resource-cms.",
         respectSchemaVersion: true,
       },
     },
