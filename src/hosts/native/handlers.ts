@@ -31,7 +31,8 @@ import { processSettings } from "../../provider/settings";
 import { UNKNOWN } from "../../provider/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
 import { pulumiGrpc } from "../pulumi-grpc";
-import { fromStruct, markSecrets, reveal, secret, withoutPerRequest } from "./properties";
+import { redact } from "../../client/redact";
+import { fromStruct, markSecrets, type PropertyPath, reveal, secret, secretPaths, secretStrings, withoutPerRequest } from "./properties";
 import { packageSchema } from "./schema";
 
 /** The one resource type this plugin serves. */
@@ -83,6 +84,15 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   const { provider: proto, struct, empty, plugin } = pulumiGrpc();
   const memory = emptyProviderMemory();
   let seed: string | undefined;
+  // Every value the program gave as a secret, for the messages this provider sends back.
+  const seen = new Set<string>();
+  /** The requests' property bags, plain, and where secrets sat in them (remembered for messages). */
+  const inbound = (...structs: Array<{ toJavaScript(): Record<string, unknown> } | undefined>) => {
+    const bags = structs.map(fromStruct);
+    for (const s of secretStrings(...bags)) seen.add(s);
+    return { plain: bags.map((b) => reveal(b) as Record<string, unknown>), paths: secretPaths(...bags) };
+  };
+  const secrets = () => [...(memory.configured.token ? [memory.configured.token] : []), ...seen];
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
@@ -143,14 +153,19 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     },
     async check(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));
-      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
-      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const {
+        plain: [olds, news],
+        paths,
+      } = inbound(req.getOlds(), req.getNews());
       const result = await check(ctx, olds, { ...news, __urn: req.getUrn(), ...(seed && news.name == null ? { __seed: seed } : {}) });
-      return checkResponse(markSecrets(result.inputs as Record<string, unknown>), result.failures ?? []);
+      // A failure may quote the value it refuses.
+      const failures = (result.failures ?? []).map((f) => ({ ...f, reason: redact(f.reason, secrets()) }));
+      return checkResponse(markSecrets(result.inputs, paths), failures);
     },
     async diff(req) {
-      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
-      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const {
+        plain: [olds, news],
+      } = inbound(req.getOlds(), req.getNews());
       const d = diffCluster(olds, news);
       if (!d.changes) stopExpecting(req.getUrn());
       const resp = new proto.DiffResponse()
@@ -167,46 +182,60 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     },
     async create(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));
-      const inputs = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      const {
+        plain: [inputs],
+        paths,
+      } = inbound(req.getProperties());
       if (req.getPreview()) {
         stopExpecting(req.getUrn());
-        return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs))));
+        return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs), paths)));
       }
-      const result = await withInitFailure(() => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }));
-      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs)));
+      const result = await withInitFailure(
+        () => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }),
+        paths,
+      );
+      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs, paths)));
     },
     async read(req) {
-      const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
-      const oldInputs = reveal(fromStruct(req.getInputs())) as Record<string, unknown>;
+      // What the state holds secret stays secret in what the read records.
+      const {
+        plain: [props, oldInputs],
+        paths,
+      } = inbound(req.getProperties(), req.getInputs());
       // `pulumi import` reads with no properties at all: the cluster is looked up like `Cluster.get`,
       // so a wrong id fails naming it instead of importing nothing.
       const importing = Object.keys(props).length === 0;
       const result = await read(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...(importing ? { __get: "pulumi import" } : {}) });
       const resp = new proto.ReadResponse().setId(result.id ?? "");
       if (!result.id) return resp;
-      resp.setProperties(toStruct(markSecrets(result.props ?? {})));
+      resp.setProperties(toStruct(markSecrets(result.props ?? {}, paths)));
       // A refresh keeps the program's inputs apart from what it corrects; an import starts from the cluster.
       const inputs = importing
         ? importedInputs(result.inputs ?? {})
         : { ...oldInputs, ...pick(result.inputs ?? {}, ["workers", "nodeSize"]) };
-      resp.setInputs(toStruct(markSecrets(inputs)));
+      resp.setInputs(toStruct(markSecrets(inputs, paths)));
       return resp;
     },
     async update(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));
-      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
-      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const {
+        plain: [olds, news],
+        paths,
+      } = inbound(req.getOlds(), req.getNews(), req.getOldInputs());
       if (req.getPreview()) {
         stopExpecting(req.getUrn());
-        return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news })));
+        return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news }, paths)));
       }
-      const result = await withInitFailure(() =>
-        update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
+      const result = await withInitFailure(
+        () => update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
+        paths,
       );
-      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs)));
+      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs, paths)));
     },
     async delete(req) {
-      const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      const {
+        plain: [props],
+      } = inbound(req.getProperties());
       await deleteCluster(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...timeouts("delete", req.getTimeout()) });
       return new empty.Empty();
     },
@@ -214,14 +243,19 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const tok = req.getTok();
       const lookup = LOOKUPS[tok];
       if (!lookup) throw new Error(`unknown function ${tok}: this plugin serves ${Object.keys(LOOKUPS).join(", ")}`);
-      const args = reveal(fromStruct(req.getArgs())) as Record<string, unknown>;
+      const {
+        plain: [args],
+      } = inbound(req.getArgs());
+      const { connection: _connection, ...keys } = fromStruct(req.getArgs());
       const name = tok.replace(/^cms:index:/, "");
       const call = lookup(args);
       const explicit = dropEmpty((args.connection ?? {}) as ConnectionInputs);
       const connection = resolveConnection({ explicit, config: memory.configured, env: process.env, caller: "function" });
       const result = (await runLookup(name, connection, call)) as Record<string, unknown>;
       const marked = { ...result };
-      for (const k of SECRET_RESULTS[tok] ?? []) marked[k] = secret(marked[k]);
+      // What a secret argument found is as secret as the argument (a secret id's cluster).
+      const fromSecret = secretPaths(keys).length > 0;
+      for (const k of Object.keys(marked)) if (fromSecret || SECRET_RESULTS[tok]?.includes(k)) marked[k] = secret(marked[k]);
       return new proto.InvokeResponse().setReturn(toStruct(marked));
     },
     async cancel() {
@@ -231,7 +265,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       return new empty.Empty();
     },
   };
-  return { handlers, secrets: () => (memory.configured.token ? [memory.configured.token] : []) };
+  return { handlers, secrets };
 
   function checkResponse(inputs: Record<string, unknown>, failures: Array<{ property: string; reason: string }>) {
     const resp = new proto.CheckResponse().setInputs(toStruct(inputs));
@@ -270,13 +304,13 @@ function pick(from: object, keys: string[]): Record<string, unknown> {
  * Run an operation; a cluster that exists but is not ready becomes the engine's "resource
  * initialization failed" (the engine keeps it, with these properties, for the next run).
  */
-async function withInitFailure<T>(op: () => Promise<T>): Promise<T> {
+async function withInitFailure<T>(op: () => Promise<T>, paths: readonly PropertyPath[]): Promise<T> {
   try {
     return await op();
   } catch (e) {
     if (e instanceof ClusterInitError) {
       throw Object.assign(new Error(e.message), {
-        initFailure: { id: e.id, properties: markSecrets(withoutPerRequest(e.properties)), reasons: e.reasons },
+        initFailure: { id: e.id, properties: markSecrets(withoutPerRequest(e.properties), paths), reasons: e.reasons },
       });
     }
     throw e;

@@ -26,7 +26,7 @@ function grpcError(e: unknown, secrets: string[]) {
     const detail = new provider.ErrorResourceInitFailed()
       .setId(init.id)
       .setProperties(struct.Struct.fromJavaScript(init.properties))
-      .setReasonsList(init.reasons);
+      .setReasonsList(init.reasons.map((r) => safeMessage(r, secrets)));
     const packed = new any.Any();
     packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
     const st = new status.Status().setCode(grpc.status.UNKNOWN).setMessage(message);
