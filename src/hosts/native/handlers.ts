@@ -9,7 +9,7 @@ import { PACKAGE_VERSION } from "../../client/version";
 import { type ConnectionInputs, dropEmpty, resolveConnection } from "../../connection";
 import { plainTokenRefusal } from "../../connection/plain-token";
 import { diffCluster } from "../../provider/diff";
-import { ClusterInitError } from "../../provider/errors";
+import { ClusterInitError, OperationError } from "../../provider/errors";
 import {
   lookupCluster,
   lookupClusters,
@@ -30,6 +30,7 @@ import { stopExpecting } from "../../provider/shared-poll";
 import { processSettings } from "../../provider/settings";
 import { UNKNOWN } from "../../provider/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
+import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { redact } from "../../client/redact";
 import { fromStruct, markSecrets, type PropertyPath, reveal, secret, secretPaths, secretStrings, withoutPerRequest } from "./properties";
@@ -99,16 +100,22 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   );
   const toStruct = (value: Record<string, unknown>) => struct.Struct.fromJavaScript(value);
   const requireCluster = (type: string) => {
-    if (type && type !== CLUSTER_TYPE) throw new Error(`unknown resource type ${type}: this plugin serves ${CLUSTER_TYPE}`);
+    if (type && type !== CLUSTER_TYPE) throw new InvalidArgumentError(`unknown resource type ${type}: this plugin serves ${CLUSTER_TYPE}`);
   };
   const typeOf = (urn: string) => urn.split("::")[2] ?? "";
+  /** After Ctrl-C the engine starts no operation; one already on its way here changes nothing. */
+  const refuseIfCancelled = (what: string) => {
+    if (ctx.cancelled)
+      throw new OperationError(`${what} was not started: the update was cancelled (Ctrl-C); nothing was changed`, "cancelled");
+  };
 
   const handlers: Record<string, Handler> = {
     async getPluginInfo() {
       return new plugin.PluginInfo().setVersion(PACKAGE_VERSION);
     },
     async getSchema(req) {
-      if (req.getVersion() !== 0) throw new Error(`unsupported schema version ${req.getVersion()}`);
+      if (req.getVersion() !== 0)
+        throw new InvalidArgumentError(`unsupported schema version ${req.getVersion()}: this plugin has version 0`);
       return new proto.GetSchemaResponse().setSchema(JSON.stringify(packageSchema(PACKAGE_VERSION)));
     },
     async checkConfig(req) {
@@ -141,7 +148,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       // With secrets accepted, a token set without `--secret` arrives plain: Pulumi.<stack>.yaml
       // holds it unencrypted. Refused as the dynamic face refuses it, naming the fix.
       if (req.getArgs() && req.getAcceptsecrets() && typeof args.token === "string" && args.token !== UNKNOWN) {
-        throw new Error(plainTokenRefusal(args.token, "[]"));
+        throw new InvalidArgumentError(plainTokenRefusal(args.token, "[]") ?? "cms:token must be set with --secret");
       }
       memory.configured = configured(args);
       seed = typeof args.__seed === "string" ? args.__seed : undefined;
@@ -190,6 +197,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         stopExpecting(req.getUrn());
         return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs), paths)));
       }
+      refuseIfCancelled("creating the cluster");
       const result = await withInitFailure(
         () => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }),
         paths,
@@ -226,6 +234,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         stopExpecting(req.getUrn());
         return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news }, paths)));
       }
+      refuseIfCancelled(`updating cluster ${req.getId()}`);
       const result = await withInitFailure(
         () => update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
         paths,
@@ -236,13 +245,14 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const {
         plain: [props],
       } = inbound(req.getProperties());
+      refuseIfCancelled(`deleting cluster ${req.getId()}`);
       await deleteCluster(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...timeouts("delete", req.getTimeout()) });
       return new empty.Empty();
     },
     async invoke(req) {
       const tok = req.getTok();
       const lookup = LOOKUPS[tok];
-      if (!lookup) throw new Error(`unknown function ${tok}: this plugin serves ${Object.keys(LOOKUPS).join(", ")}`);
+      if (!lookup) throw new InvalidArgumentError(`unknown function ${tok}: this plugin serves ${Object.keys(LOOKUPS).join(", ")}`);
       const {
         plain: [args],
       } = inbound(req.getArgs());
@@ -259,6 +269,10 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       return new proto.InvokeResponse().setReturn(toStruct(marked));
     },
     async cancel() {
+      // Ctrl-C: the engine lets the operations under way finish and starts no other. Their waits
+      // end now; a create reports its cluster as not ready (an init failure with its id), so the
+      // stack keeps it and the next `pulumi up` continues from it rather than creating another.
+      ctx.cancel();
       return new empty.Empty();
     },
     async attach() {
@@ -302,16 +316,14 @@ function pick(from: object, keys: string[]): Record<string, unknown> {
 
 /**
  * Run an operation; a cluster that exists but is not ready becomes the engine's "resource
- * initialization failed" (the engine keeps it, with these properties, for the next run).
+ * initialization failed" (`main.ts`; the engine keeps it, with these properties, for the next run).
  */
 async function withInitFailure<T>(op: () => Promise<T>, paths: readonly PropertyPath[]): Promise<T> {
   try {
     return await op();
   } catch (e) {
     if (e instanceof ClusterInitError) {
-      throw Object.assign(new Error(e.message), {
-        initFailure: { id: e.id, properties: markSecrets(withoutPerRequest(e.properties), paths), reasons: e.reasons },
-      });
+      throw new ClusterInitError(e.message, e.id, markSecrets(withoutPerRequest(e.properties), paths), e.reasons);
     }
     throw e;
   }
