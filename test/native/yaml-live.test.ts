@@ -230,7 +230,7 @@ describe("a YAML program on the native plugin", () => {
   );
 });
 
-/** A YAML program giving every input of its Cluster as a secret, and exporting every output. */
+/** A YAML program giving every input of its Cluster as a secret, exporting every output and what getCluster finds. */
 function secretsProgram(name: string, infraId: string): string {
   const outputs = [...CLUSTER_INPUTS, "nodeCount", "status", "connection", "kubeconfig"].map((k) => `  ${k}: \${cluster.${k}}\n`).join("");
   return `name: native-secrets
@@ -264,8 +264,21 @@ resources:
           fn::secret: \${endpoint}
         token:
           fn::secret: \${token}
+variables:
+  found:
+    fn::invoke:
+      function: cms:index:getCluster
+      arguments:
+        id: \${cluster.id}
+        connection:
+          endpoint:
+            fn::secret: \${endpoint}
+          token:
+            fn::secret: \${token}
 outputs:
   id: \${cluster.id}
+  foundName: \${found.name}
+  foundInfraId: \${found.infraId}
 ${outputs}`;
 }
 
@@ -299,7 +312,7 @@ describe("a YAML program giving every input as a secret", () => {
       expect(shown(up.output, plain)).toEqual([]);
       expect(await secretBreaches(project, plain)).toEqual([]);
       const out = await project.outputs();
-      for (const k of [...CLUSTER_INPUTS, "nodeCount", "kubeconfig"]) expect(out[k], k).toBe("[secret]");
+      for (const k of [...CLUSTER_INPUTS, "nodeCount", "kubeconfig", "foundName", "foundInfraId"]) expect(out[k], k).toBe("[secret]");
       expect(out.status).toBe("running");
       // The values themselves reached the service.
       expect(await emu.clusters()).toMatchObject([

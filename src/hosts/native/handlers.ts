@@ -33,7 +33,17 @@ import { drawnSeeds } from "../../shared/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { redact } from "../../client/redact";
-import { fromStruct, markSecrets, type PropertyPath, reveal, secret, secretPaths, secretStrings, withoutPerRequest } from "./properties";
+import {
+  fromStruct,
+  markSecrets,
+  markValues,
+  type PropertyPath,
+  reveal,
+  secret,
+  secretPaths,
+  secretStrings,
+  withoutPerRequest,
+} from "./properties";
 import { packageSchema } from "./schema";
 
 /** The one resource type this plugin serves. */
@@ -262,9 +272,10 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const explicit = dropEmpty((args.connection ?? {}) as ConnectionInputs);
       const connection = resolveConnection({ explicit, config: memory.configured, env: process.env, caller: "function" });
       const result = (await runLookup(name, connection, call)) as Record<string, unknown>;
-      const marked = { ...result };
-      // What a secret argument found is as secret as the argument (a secret id's cluster).
+      // What a secret argument found is as secret as the argument (a secret id's cluster), and so
+      // is any value a program gave this provider as a secret (the name of a cluster it made).
       const fromSecret = secretPaths(keys).length > 0;
+      const marked = markValues(result, seen) as Record<string, unknown>;
       for (const k of Object.keys(marked)) if (fromSecret || SECRET_RESULTS[tok]?.includes(k)) marked[k] = secret(marked[k]);
       return new proto.InvokeResponse().setReturn(toStruct(marked));
     },

@@ -98,6 +98,17 @@ export function secretStrings(...bags: unknown[]): string[] {
   return out;
 }
 
+/** `value` with every string among `secrets` in it marked secret, at any depth (a lookup's answer holding what a program gave as a secret). */
+export function markValues(value: unknown, secrets: ReadonlySet<string>): unknown {
+  if (typeof value === "string") return secrets.has(value) ? secret(value) : value;
+  if (isSecret(value)) return value;
+  if (Array.isArray(value)) return value.map((v) => markValues(v, secrets));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, markValues(v, secrets)]));
+  }
+  return value;
+}
+
 function containsSecret(value: unknown): boolean {
   if (isSecret(value)) return true;
   return value !== null && typeof value === "object" && Object.values(value).some(containsSecret);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../../src/provider/unknown";
-import { isSecret, markSecrets, reveal, secret, secretPaths, secretStrings, withoutPerRequest } from "../../../src/hosts/native/properties";
+import {
+  isSecret,
+  markSecrets,
+  markValues,
+  reveal,
+  secret,
+  secretPaths,
+  secretStrings,
+  withoutPerRequest,
+} from "../../../src/hosts/native/properties";
 
 describe("the native plugin's property values", () => {
   it("reveals secrets at any depth and leaves other values as they are", () => {
@@ -99,5 +108,13 @@ describe("the native plugin's property values", () => {
 
   it("marks nothing a path names that the properties do not have", () => {
     expect(markSecrets({ name: "n" }, [["infraId"], ["connection", "token"]])).toEqual({ name: "n" });
+  });
+
+  it("marks each value a program gave as a secret wherever a lookup's answer repeats it", () => {
+    const answer = { clusters: [{ id: "cls_1", name: "hidden", infraId: "infra", workers: 2 }], status: "running" };
+    const marked = markValues(answer, new Set(["hidden", "infra"])) as typeof answer;
+    expect(isSecret(marked.clusters[0].name) && isSecret(marked.clusters[0].infraId)).toBe(true);
+    expect([marked.clusters[0].id, marked.clusters[0].workers, marked.status]).toEqual(["cls_1", 2, "running"]);
+    expect(reveal(marked)).toEqual(answer);
   });
 });
