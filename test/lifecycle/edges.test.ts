@@ -155,10 +155,12 @@ describe.skipIf(lifecycleSkipped())("lifecycle edges across runs", () => {
         const plainInState = async () => {
           const { text } = await p.exportStack();
           const [cluster] = await p.clusterResources();
-          const keys = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId", "connection"];
+          const keys = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"];
+          const encrypted = (bag: Record<string, { ciphertext?: string; token?: { ciphertext?: string } }>, k: string) =>
+            bag[k]?.ciphertext !== undefined || (k === "connection" && bag[k]?.token?.ciphertext !== undefined);
           return [
-            ...keys.filter((k) => !cluster.inputs[k]?.ciphertext).map((k) => `inputs.${k}`),
-            ...keys.filter((k) => !cluster.outputs[k]?.ciphertext).map((k) => `outputs.${k}`),
+            ...[...keys, "connection"].filter((k) => !encrypted(cluster.inputs, k)).map((k) => `inputs.${k}`),
+            ...[...keys, "connection"].filter((k) => !encrypted(cluster.outputs, k)).map((k) => `outputs.${k}`),
             ...[name, infraId, "onpremise"].filter((v) => text.includes(v)),
           ];
         };

@@ -12,7 +12,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
-import { CLUSTER_INPUTS, clusterSteps, createNativeProject, NATIVE_CLUSTER, secretBreaches, shown } from "../support/native";
+import { CLUSTER_INPUTS, clusterSteps, createNativeProject, revealedCluster, secretBreaches, shown } from "../support/native";
+import { workDir } from "../support/packages";
 
 const execFile = promisify(execFileCb);
 const STEP = 600_000;
@@ -106,8 +107,10 @@ runtime:
     binary: ./native-go
 `;
 
-/** The program, compiled once for the file; each other project runs a copy of the binary. */
+/** The program, compiled once for the file (kept apart from any project, which teardown removes); each project runs a copy. */
 let compiled: Promise<string> | undefined;
+const buildDir = workDir("native-go-build");
+afterAll(() => fs.promises.rm(buildDir, { recursive: true, force: true }));
 
 async function goProject(options: { config?: Record<string, string>; secretConfig?: Record<string, string> }): Promise<PulumiProject> {
   const project = await createNativeProject({
@@ -118,11 +121,13 @@ async function goProject(options: { config?: Record<string, string>; secretConfi
   const binary = path.join(project.dir, "native-go");
   compiled ??= (async () => {
     await execFile("go", ["mod", "tidy"], { cwd: project.dir, timeout: STEP });
-    await execFile("go", ["build", "-o", "native-go", "."], { cwd: project.dir, timeout: STEP });
-    return binary;
+    await execFile("go", ["build", "-o", path.join(buildDir, "native-go"), "."], { cwd: project.dir, timeout: STEP });
+    // The language host reads the module too: each project gets the tidied go.mod and go.sum.
+    for (const f of ["go.mod", "go.sum"]) await fs.promises.copyFile(path.join(project.dir, f), path.join(buildDir, f));
+    return buildDir;
   })();
   const built = await compiled;
-  if (built !== binary) await fs.promises.copyFile(built, binary);
+  for (const f of ["native-go", "go.mod", "go.sum"]) await fs.promises.copyFile(path.join(built, f), path.join(project.dir, f));
   await fs.promises.chmod(binary, 0o755);
   return project;
 }
@@ -219,8 +224,7 @@ describe("a Go program giving every input as a secret", () => {
       await emu.waitForCluster(out.id, (c) => c?.status === "running" && c.workers === 3);
       runs.push(await project.refresh());
       expect(await secretBreaches(project, plain)).toEqual([]);
-      const revealed = JSON.parse((await project.run(["stack", "export", "--show-secrets"])).stdout);
-      const state = revealed.deployment.resources.find((r: { type: string }) => r.type === NATIVE_CLUSTER);
+      const state = await revealedCluster(project);
       expect([state.outputs.workers, state.inputs.workers]).toEqual([3, 3]);
       for (const run of runs) expect(shown(run.output, plain), run.command).toEqual([]);
     },

@@ -15,6 +15,7 @@ import {
   createNativeProject,
   NATIVE_CLUSTER,
   nativePluginBin,
+  revealedCluster,
   secretBreaches,
   shown,
 } from "../support/native";
@@ -26,7 +27,7 @@ const LOOKUPS = `  all:
     fn::invoke:
       function: cms:index:getClusters
       arguments:
-        status: running
+        status: \${cluster.status}
   nodes:
     fn::invoke:
       function: cms:index:getNodes
@@ -347,8 +348,7 @@ describe("a YAML program giving every input as a secret", () => {
       const refresh = await project.refresh();
       expect(shown(refresh.output, plain)).toEqual([]);
       expect(await secretBreaches(project, plain)).toEqual([]);
-      const revealed = JSON.parse((await project.run(["stack", "export", "--show-secrets"])).stdout);
-      const state = revealed.deployment.resources.find((r: { type: string }) => r.type === NATIVE_CLUSTER);
+      const state = await revealedCluster(project);
       expect([state.outputs.workers, state.inputs.workers, state.outputs.nodeCount]).toEqual([3, 3, 4]);
       // The program still says 2: the next up scales back.
       const preview = await project.preview(["--diff"]);

@@ -114,3 +114,21 @@ export async function secretBreaches(project: PulumiProject, plain: readonly str
 export function shown(text: string, plain: readonly string[]): string[] {
   return plain.filter((v) => text.includes(v));
 }
+
+/** A value of `pulumi stack export --show-secrets`, its secrets decoded (they show as `{ <signature>, plaintext: <JSON> }`). */
+function decoded(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decoded);
+  if (value === null || typeof value !== "object") return value;
+  const bag = value as Record<string, unknown>;
+  if (typeof bag.plaintext === "string") return decoded(JSON.parse(bag.plaintext));
+  return Object.fromEntries(Object.entries(bag).map(([k, v]) => [k, decoded(v)]));
+}
+
+/** The stack's one native Cluster as `pulumi stack export --show-secrets` shows it, secrets decoded. */
+export async function revealedCluster(
+  project: PulumiProject,
+): Promise<{ inputs: Record<string, unknown>; outputs: Record<string, unknown> }> {
+  const state = JSON.parse((await project.run(["stack", "export", "--show-secrets", "--stack", project.stack])).stdout);
+  const cluster = state.deployment.resources.find((r: { type: string }) => r.type === NATIVE_CLUSTER);
+  return { inputs: decoded(cluster.inputs) as Record<string, unknown>, outputs: decoded(cluster.outputs) as Record<string, unknown> };
+}
