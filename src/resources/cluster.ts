@@ -192,9 +192,9 @@ export class Cluster extends pulumi.dynamic.Resource {
 }
 
 /**
- * The connection input, with the token wrapped as a secret so state and logs only hold
- * ciphertext. (The SDK marks the whole object secret when a member is, so the endpoint is
- * encrypted too.)
+ * The connection input, with the token wrapped as a secret so state and logs only hold its
+ * ciphertext. The state keeps the object with only that member encrypted: the endpoint is
+ * stored plain unless the program gives it as a secret.
  */
 function connectionInput(c: ClusterConnectionArgs | undefined): pulumi.Input<Record<string, unknown>> | undefined {
   if (!c) return undefined;

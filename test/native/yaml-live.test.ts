@@ -2,18 +2,65 @@
  * The native plugin under a YAML program and the real CLI: `pulumi-resource-cms` installed from
  * the package's tarball, `pulumi-language-yaml` built from Go modules (scripts/ensure-pulumi).
  */
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
 import { codeBlocks } from "../support/docs";
-import { clusterSteps, createNativeProject, NATIVE_CLUSTER, nativePluginBin } from "../support/native";
+import {
+  CLUSTER_INPUTS,
+  clusterSteps,
+  createNativeProject,
+  NATIVE_CLUSTER,
+  nativePluginBin,
+  revealedCluster,
+  secretBreaches,
+  shown,
+} from "../support/native";
 
 const STEP = 240_000;
 
-/** A YAML program of one Cluster whose sizes come from the project's config, read back through getCluster. */
-function yamlProgram(options: { timeouts?: Partial<Record<"create" | "update" | "delete", string>>; name?: string } = {}): string {
+/** What every lookup but getCluster finds about the program's cluster (with `lookups`). */
+const LOOKUPS = `  all:
+    fn::invoke:
+      function: cms:index:getClusters
+      arguments:
+        status: \${cluster.status}
+  nodes:
+    fn::invoke:
+      function: cms:index:getNodes
+      arguments:
+        clusterId: \${cluster.id}
+  node:
+    fn::invoke:
+      function: cms:index:getNode
+      arguments:
+        clusterId: \${cluster.id}
+        nodeId: \${nodes.nodes[0].id}
+  kube:
+    fn::invoke:
+      function: cms:index:getKubeconfig
+      arguments:
+        clusterId: \${cluster.id}
+`;
+const LOOKUP_OUTPUTS = `  listed: \${all.clusters}
+  nodeTotal: \${nodes.total}
+  firstNodeId: \${nodes.nodes[0].id}
+  nodeId: \${node.id}
+  nodeRole: \${node.role}
+  nodeCluster: \${node.clusterId}
+  foundKubeconfig: \${kube.kubeconfig}
+`;
+
+/**
+ * A YAML program of one Cluster whose sizes come from the project's config, read back through
+ * getCluster (and, with `lookups`, through the other four functions).
+ */
+function yamlProgram(
+  options: { timeouts?: Partial<Record<"create" | "update" | "delete", string>>; name?: string; lookups?: boolean } = {},
+): string {
   const set = Object.entries(options.timeouts ?? {});
   const timeouts = set.length ? `    options:\n      customTimeouts:\n${set.map(([op, t]) => `        ${op}: ${t}\n`).join("")}` : "";
   return `name: native-yaml
@@ -38,7 +85,7 @@ ${timeouts}variables:
       function: cms:index:getCluster
       arguments:
         id: \${cluster.id}
-outputs:
+${options.lookups ? LOOKUPS : ""}outputs:
   id: \${cluster.id}
   name: \${cluster.name}
   status: \${cluster.status}
@@ -46,7 +93,7 @@ outputs:
   kubeconfig: \${cluster.kubeconfig}
   foundName: \${found.name}
   foundStatus: \${found.status}
-`;
+${options.lookups ? LOOKUP_OUTPUTS : ""}`;
 }
 
 async function apiCalls(emu: LifecycleEmulator): Promise<number> {
@@ -64,7 +111,7 @@ describe("a YAML program on the native plugin", () => {
     emu = await startLifecycleEmulator();
     project = await createNativeProject({
       name: "native-yaml",
-      files: { "Pulumi.yaml": yamlProgram() },
+      files: { "Pulumi.yaml": yamlProgram({ lookups: true }) },
       config: emu.stackConfig(),
       secretConfig: emu.secretConfig(),
     });
@@ -94,6 +141,25 @@ describe("a YAML program on the native plugin", () => {
       expect(out.name).toMatch(/^cluster-[0-9a-z]{7}$/);
       const [cluster] = await emu.clusters();
       expect(cluster).toMatchObject({ id: out.id, status: "running", workers: 1 });
+    },
+    STEP,
+  );
+
+  it(
+    "finds the cluster, its nodes, one node and its kubeconfig through the other four functions",
+    async () => {
+      const out = await project.outputs({ showSecrets: true });
+      expect((out.listed as Array<{ id: string; status: string }>).map((c) => [c.id, c.status])).toEqual([[out.id, "running"]]);
+      const nodes = (await emu.api("GET", `/v1/clusters/${out.id}/nodes`)).body as {
+        items: Array<{ id: string; role: string }>;
+        total: number;
+      };
+      expect(out.nodeTotal).toBe(nodes.total);
+      expect(out.nodeTotal).toBe(2);
+      expect(out.firstNodeId).toBe(nodes.items[0].id);
+      expect([out.nodeId, out.nodeRole, out.nodeCluster]).toEqual([nodes.items[0].id, nodes.items[0].role, out.id]);
+      expect(out.foundKubeconfig).toBe((await emu.api("GET", `/v1/clusters/${out.id}/kubeconfig`)).text);
+      expect((await project.outputs()).foundKubeconfig).toBe("[secret]");
     },
     STEP,
   );
@@ -160,6 +226,191 @@ describe("a YAML program on the native plugin", () => {
       await project.destroy();
       await eventually(async () => (await emu.clusters()).length === 0, { timeoutMs: 30_000, what: "no cluster left" });
       expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+/** A YAML program giving every input of its Cluster as a secret, exporting every output and what getCluster finds. */
+function secretsProgram(name: string, infraId: string): string {
+  const outputs = [...CLUSTER_INPUTS, "nodeCount", "status", "connection", "kubeconfig"].map((k) => `  ${k}: \${cluster.${k}}\n`).join("");
+  return `name: native-secrets
+runtime: yaml
+config:
+  workers:
+    type: integer
+    default: 1
+  endpoint:
+    type: string
+  token:
+    type: string
+resources:
+  cluster:
+    type: ${NATIVE_CLUSTER}
+    properties:
+      name:
+        fn::secret: ${name}
+      controlPlanes:
+        fn::secret: 1
+      workers:
+        fn::secret: \${workers}
+      nodeSize:
+        fn::secret: medium
+      phase:
+        fn::secret: onpremise
+      infraId:
+        fn::secret: ${infraId}
+      connection:
+        endpoint:
+          fn::secret: \${endpoint}
+        token:
+          fn::secret: \${token}
+variables:
+  found:
+    fn::invoke:
+      function: cms:index:getCluster
+      arguments:
+        id: \${cluster.id}
+        connection:
+          endpoint:
+            fn::secret: \${endpoint}
+          token:
+            fn::secret: \${token}
+outputs:
+  id: \${cluster.id}
+  foundName: \${found.name}
+  foundInfraId: \${found.infraId}
+${outputs}`;
+}
+
+describe("a YAML program giving every input as a secret", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+  const name = `secret-name-${randomBytes(4).toString("hex")}`;
+  const infraId = `secret-infra-${randomBytes(4).toString("hex")}`;
+  /** The values given as secrets that a search can tell apart (numbers and sizes are checked in the state's shape). */
+  let plain: string[];
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    plain = [name, infraId, emu.url, emu.token, "onpremise"];
+    // No provider configuration: the cluster's own connection, given as secrets, is the only way to the service.
+    project = await createNativeProject({
+      name: "native-secrets",
+      files: { "Pulumi.yaml": secretsProgram(name, infraId) },
+      secretConfig: { endpoint: emu.url, token: emu.token },
+    });
+  }, STEP);
+
+  afterAll(() => teardown([project], emu), STEP);
+
+  it(
+    "shows none of them in the preview or the up, stores each encrypted, and outputs each as [secret]",
+    async () => {
+      const preview = await project.preview();
+      expect(shown(preview.output, plain)).toEqual([]);
+      const up = await project.up();
+      expect(shown(up.output, plain)).toEqual([]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+      const out = await project.outputs();
+      for (const k of [...CLUSTER_INPUTS, "nodeCount", "kubeconfig", "foundName", "foundInfraId"]) expect(out[k], k).toBe("[secret]");
+      expect(out.status).toBe("running");
+      // The values themselves reached the service.
+      expect(await emu.clusters()).toMatchObject([
+        { id: out.id, name, infra_id: infraId, phase: "onpremise", node_size: "medium", workers: 1 },
+      ]);
+    },
+    STEP,
+  );
+
+  it(
+    "keeps them secret through a scale in place, its preview's diff too",
+    async () => {
+      await project.setConfig("workers", 2);
+      const preview = await project.preview(["--diff"]);
+      expect(preview.output).toMatch(/workers/);
+      expect(shown(preview.output, plain)).toEqual([]);
+      const up = await project.up();
+      expect(clusterSteps(up)).toEqual(["update"]);
+      expect(shown(up.output, plain)).toEqual([]);
+      expect((await emu.clusters()).map((c) => c.workers)).toEqual([2]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    "keeps them secret through a refresh, which records a scale made in the console",
+    async () => {
+      const [cluster] = await emu.clusters();
+      await emu.control.scale(cluster.id, 3);
+      await emu.waitForCluster(cluster.id, (c) => c?.status === "running" && c.workers === 3);
+      const refresh = await project.refresh();
+      expect(shown(refresh.output, plain)).toEqual([]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+      const state = await revealedCluster(project);
+      expect([state.outputs.workers, state.inputs.workers, state.outputs.nodeCount]).toEqual([3, 3, 4]);
+      // The program still says 2: the next up scales back.
+      const preview = await project.preview(["--diff"]);
+      expect(clusterSteps(preview)).toEqual(["update"]);
+      expect(shown(preview.output, plain)).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+describe("a YAML program's up interrupted with Ctrl-C", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+  let pid: number | undefined;
+
+  beforeAll(async () => {
+    // Provisioning far longer than the cancelled up should last.
+    emu = await startLifecycleEmulator({ provisionSeconds: 30 });
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram() },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    if (pid !== undefined) killTree(pid);
+    await teardown([project], emu);
+  }, STEP);
+
+  it(
+    "ends the create's wait, keeps the cluster in the stack, and the next up finishes it: no orphan, no second cluster",
+    async () => {
+      const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
+      let finished = false;
+      void run.then(() => (finished = true));
+      await eventually(async () => finished || (await emu.clusters()).length > 0, {
+        timeoutMs: 120_000,
+        intervalMs: 25,
+        what: "the create's POST",
+      });
+      expect(finished, "the up ended before its cluster was created").toBe(false);
+      // What Ctrl-C in a terminal sends the CLI (its plugins run in their own process groups).
+      process.kill(pid as number, "SIGINT");
+      const cancelled = await run;
+      pid = undefined;
+      expect(cancelled.code).not.toBe(0);
+      expect(cancelled.output).toContain("was cancelled (Ctrl-C)");
+      // Ended by the cancel, not by the end of provisioning.
+      const [cluster] = await emu.clusters();
+      expect(cluster.status).toBe("provisioning");
+      const { state, resources } = await project.exportStack();
+      expect(state.deployment.pending_operations ?? []).toEqual([]);
+      const kept = resources.filter((r) => r.type === NATIVE_CLUSTER);
+      expect(kept.map((r) => r.id)).toEqual([cluster.id]);
+      expect(kept[0].initErrors?.join("\n")).toContain("cancelled");
+
+      const next = await project.up();
+      expect(clusterSteps(next)).toEqual(["update"]);
+      expect((await emu.clusters()).map((c) => [c.id, c.status])).toEqual([[cluster.id, "running"]]);
+      expect((await project.outputs()).id).toBe(cluster.id);
     },
     STEP,
   );

@@ -115,3 +115,66 @@ export const NATIVE_CLUSTER = "cms:index:Cluster";
 export function clusterSteps(run: { steps: Array<{ kind: string; op: string; type: string }> }): string[] {
   return run.steps.filter((s) => s.kind === "outputs" && s.type === NATIVE_CLUSTER).map((s) => s.op);
 }
+
+/** The Cluster's inputs a program can give, each as a secret in the secrets tests; `connection.*` too. */
+export const CLUSTER_INPUTS = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"] as const;
+
+/** True when `bag` holds the value at `path` encrypted (`ciphertext`), itself or inside an encrypted parent. */
+function encryptedAt(bag: unknown, path: readonly string[]): boolean {
+  let at = bag as Record<string, unknown> | undefined;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return false;
+    if ("ciphertext" in at) return true;
+    at = at[key] as Record<string, unknown> | undefined;
+  }
+  return at !== null && typeof at === "object" && "ciphertext" in at;
+}
+
+/**
+ * What breaks "every input given as a secret stays secret" in a stack of one native Cluster: each
+ * of `plain` (the values given) found in `pulumi stack export` or in `pulumi stack output --json`
+ * (without `--show-secrets`), and each input, `connection.*` and the outputs computed from them
+ * (`nodeCount`) stored without encryption. Empty when all is well.
+ */
+export async function secretBreaches(project: PulumiProject, plain: readonly string[]): Promise<string[]> {
+  const breaches: string[] = [];
+  const { text, resources } = await project.exportStack();
+  const outputs = JSON.stringify(await project.outputs());
+  for (const value of plain) {
+    if (text.includes(value)) breaches.push(`pulumi stack export shows ${value}`);
+    if (outputs.includes(value)) breaches.push(`pulumi stack output shows ${value}`);
+  }
+  const clusters = resources.filter((r) => r.type === NATIVE_CLUSTER);
+  if (clusters.length !== 1) breaches.push(`${clusters.length} clusters in the state, not 1`);
+  for (const cluster of clusters) {
+    const paths = [...CLUSTER_INPUTS.map((k) => [k]), ["connection", "endpoint"], ["connection", "token"]];
+    for (const p of paths) if (!encryptedAt(cluster.inputs, p)) breaches.push(`inputs.${p.join(".")} is not encrypted`);
+    for (const p of [...paths, ["nodeCount"], ["kubeconfig"]]) {
+      if (!encryptedAt(cluster.outputs, p)) breaches.push(`outputs.${p.join(".")} is not encrypted`);
+    }
+  }
+  return breaches;
+}
+
+/** Each of `plain` that `text` (a command's output) shows. */
+export function shown(text: string, plain: readonly string[]): string[] {
+  return plain.filter((v) => text.includes(v));
+}
+
+/** A value of `pulumi stack export --show-secrets`, its secrets decoded (they show as `{ <signature>, plaintext: <JSON> }`). */
+function decoded(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decoded);
+  if (value === null || typeof value !== "object") return value;
+  const bag = value as Record<string, unknown>;
+  if (typeof bag.plaintext === "string") return decoded(JSON.parse(bag.plaintext));
+  return Object.fromEntries(Object.entries(bag).map(([k, v]) => [k, decoded(v)]));
+}
+
+/** The stack's one native Cluster as `pulumi stack export --show-secrets` shows it, secrets decoded. */
+export async function revealedCluster(
+  project: PulumiProject,
+): Promise<{ inputs: Record<string, unknown>; outputs: Record<string, unknown> }> {
+  const state = JSON.parse((await project.run(["stack", "export", "--show-secrets", "--stack", project.stack])).stdout);
+  const cluster = state.deployment.resources.find((r: { type: string }) => r.type === NATIVE_CLUSTER);
+  return { inputs: decoded(cluster.inputs) as Record<string, unknown>, outputs: decoded(cluster.outputs) as Record<string, unknown> };
+}
