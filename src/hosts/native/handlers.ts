@@ -83,6 +83,9 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   const { provider: proto, struct, empty, plugin } = pulumiGrpc();
   const memory = emptyProviderMemory();
   let seed: string | undefined;
+  // A preview of a stack whose provider is not in the state yet: the seed drawn for it is not the
+  // one `up` records (each run draws its own), so neither is an auto-name derived from it.
+  let seedIsProvisional = false;
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
@@ -135,6 +138,8 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       }
       memory.configured = configured(args);
       seed = typeof args.__seed === "string" ? args.__seed : undefined;
+      // The engine configures a provider it is only previewing the creation of under the unknown id.
+      seedIsProvisional = typeof req.hasId === "function" && req.hasId() && req.getId() === UNKNOWN;
       return new proto.ConfigureResponse()
         .setAcceptsecrets(true)
         .setSupportspreview(true)
@@ -146,6 +151,8 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
       const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
       const result = await check(ctx, olds, { ...news, __urn: req.getUrn(), ...(seed && news.name == null ? { __seed: seed } : {}) });
+      // Only a preview configures a provider under the unknown id, and a preview may return unknowns.
+      if (seedIsProvisional && result.inputs.__autonamed === true) result.inputs.name = UNKNOWN;
       return checkResponse(markSecrets(result.inputs as Record<string, unknown>), result.failures ?? []);
     },
     async diff(req) {
