@@ -7,7 +7,15 @@
  * `pulumi up` names `pulumi up --refresh`, and that deploys the app.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findPulumi, lifecycleSkipped, startLifecycleEmulator, type LifecycleEmulator, type PulumiProject } from "../lifecycle/harness.mjs";
+import { parse } from "yaml";
+import {
+  CLUSTER_TYPE,
+  findPulumi,
+  lifecycleSkipped,
+  startLifecycleEmulator,
+  type LifecycleEmulator,
+  type PulumiProject,
+} from "../lifecycle/harness.mjs";
 import { kubernetesPluginDir, kubernetesUnavailable } from "../support/kubernetes";
 import { exampleProject } from "./project";
 
@@ -19,6 +27,12 @@ describe.skipIf(skip !== undefined)(
   () => {
     let emu: LifecycleEmulator;
     let project: PulumiProject;
+
+    const kubeconfigServer = async (id: string) => {
+      const res = await emu.api("GET", `/v1/clusters/${id}/kubeconfig`);
+      expect(res.status).toBe(200);
+      return parse(res.text).clusters[0].cluster.server as string;
+    };
 
     beforeAll(async () => {
       await findPulumi();
@@ -46,6 +60,10 @@ describe.skipIf(skip !== undefined)(
           /restart it as cms-emulator --kubernetes \(with its --state FILE, .*\), then run pulumi up --refresh, .*\(see https:\/\/\S+\/packages\/emulator\/docs\/kubernetes\.md\)/,
         );
         expect(up.output).not.toMatch(/x509|certificate/);
+        // As the README says: here the endpoint and the kubeconfig's server differ, neither with an API server behind it.
+        const state = (await project.exportStack()).resources.find((r) => r.type === CLUSTER_TYPE);
+        expect(state?.outputs.endpoint).toBe(`https://${cluster.id.slice(4)}.clusters.cms.example:6443`);
+        expect(await kubeconfigServer(cluster.id)).toBe(`${emu.url}/_no-kubernetes/${cluster.id}`);
       },
       STEP,
     );
@@ -66,7 +84,11 @@ describe.skipIf(skip !== undefined)(
         await project.up(["--refresh"]);
         const [cluster] = await emu.clusters();
         expect(cluster).toMatchObject({ status: "running" });
-        expect((await project.outputs()).clusterId).toBe(cluster.id);
+        const outputs = await project.outputs();
+        expect(outputs.clusterId).toBe(cluster.id);
+        // With --kubernetes the kubeconfig's server is the endpoint.
+        expect(outputs.clusterEndpoint).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+        expect(await kubeconfigServer(cluster.id)).toBe(outputs.clusterEndpoint);
         const exported = await project.exportStack();
         expect(exported.resources.map((r) => r.type)).toEqual(expect.arrayContaining(["kubernetes:apps/v1:Deployment"]));
       },
