@@ -58,7 +58,8 @@ describe("pulumi import cms:index:Cluster", () => {
       // The generated resource, as the program: nothing to change.
       const program = fs.readFileSync(generated, "utf8");
       expect(program).toContain("workers: 2");
-      expect(program).toMatch(/^ +protect: true$/m);
+      // The resource's only option, as the README says.
+      expect(program).toMatch(/^ +options:\n +protect: true\n/m);
       fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `name: native-import\nruntime: yaml\n${program}`);
       await project.preview(["--expect-no-changes"]);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
@@ -70,7 +71,7 @@ describe("pulumi import cms:index:Cluster", () => {
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
       fs.writeFileSync(
         path.join(project.dir, "Pulumi.yaml"),
-        `name: native-import\nruntime: yaml\n${program.replace(/^ +protect: true\n/m, "")}`,
+        `name: native-import\nruntime: yaml\n${program.replace(/^ +options:\n +protect: true\n/m, "")}`,
       );
       const up = await project.up();
       expect(up.steps.filter((s) => s.kind === "outputs" && s.op !== "same")).toEqual([]);
