@@ -214,7 +214,7 @@ describe.skipIf(skip !== undefined)(
       async () => {
         await project.up();
         const deleted = await deleteInConsole();
-        clean(await project.refresh([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } }));
+        await project.refresh([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
         const left = (await project.exportStack()).resources.map((r) => r.type);
         expect(left).toEqual(expect.arrayContaining(["pulumi-nodejs:dynamic/cms:AutoNameSeed", "pulumi:providers:kubernetes"]));
         expect(left.filter((t) => t === CLUSTER_TYPE || t.startsWith("kubernetes:"))).toEqual([]);
