@@ -144,7 +144,8 @@ describe.skipIf(skip !== undefined)(`examples/kubernetes-app with the real Kuber
       clean(refreshed);
       const up = await project.up();
       clean(up);
-      expect(up.steps.filter((s) => s.kind === "outputs" && s.op === "replace")).toEqual([]);
+      // As the README's comments say: the refresh handed the provider its new kubeconfig, the up changes nothing.
+      expect(up.steps.filter((s) => s.kind === "outputs" && s.op !== "same").map((s) => `${s.op} ${s.type}`)).toEqual([]);
       const after = await app(await kubeconfigOf(clusterId));
       expect(after.uid).toBe(before.uid);
       expect((await project.exportStack()).resources.map((r) => r.urn).sort()).toEqual(resources);
@@ -201,13 +202,38 @@ describe.skipIf(skip !== undefined)(
       await emu?.close();
     }, STEP);
 
+    const deleteInConsole = async () => {
+      const { clusterId } = (await project.outputs()) as { clusterId: string };
+      expect((await emu.api("DELETE", `/v1/clusters/${clusterId}`)).status).toBe(204);
+      await emu.waitForCluster(clusterId, (c) => c === undefined);
+      return clusterId;
+    };
+
+    it(
+      "PULUMI_K8S_DELETE_UNREACHABLE=true pulumi refresh drops the cluster and its apps, keeps the provider, the seed and the old outputs; the next up deploys onto a new cluster",
+      async () => {
+        await project.up();
+        const deleted = await deleteInConsole();
+        await project.refresh([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
+        const left = (await project.exportStack()).resources.map((r) => r.type);
+        expect(left).toEqual(expect.arrayContaining(["pulumi-nodejs:dynamic/cms:AutoNameSeed", "pulumi:providers:kubernetes"]));
+        expect(left.filter((t) => t === CLUSTER_TYPE || t.startsWith("kubernetes:"))).toEqual([]);
+        expect((await project.outputs()).clusterId).toBe(deleted);
+
+        clean(await project.up());
+        const { clusterId } = (await project.outputs()) as { clusterId: string };
+        expect(clusterId).not.toBe(deleted);
+        expect(await emu.clusters()).toMatchObject([{ id: clusterId, status: "running" }]);
+        const types = (await project.exportStack()).resources.map((r) => r.type);
+        expect(types).toEqual(expect.arrayContaining([CLUSTER_TYPE, "kubernetes:apps/v1:Deployment"]));
+      },
+      STEP,
+    );
+
     it(
       "PULUMI_K8S_DELETE_UNREACHABLE=true pulumi destroy, as the README says, ends with an empty stack",
       async () => {
-        await project.up();
-        const { clusterId } = (await project.outputs()) as { clusterId: string };
-        expect((await emu.api("DELETE", `/v1/clusters/${clusterId}`)).status).toBe(204);
-        await emu.waitForCluster(clusterId, (c) => c === undefined);
+        await deleteInConsole();
         await project.destroy([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
         expect((await project.exportStack()).resources).toEqual([]);
       },

@@ -3,12 +3,15 @@
  * the package's tarball, `pulumi-language-yaml` built from Go modules (scripts/ensure-pulumi).
  */
 import { randomBytes } from "node:crypto";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
-import { codeBlocks } from "../support/docs";
+import { codeBlocks, stillAnswering } from "../support/docs";
 import {
   CLUSTER_INPUTS,
   clusterSteps,
@@ -19,8 +22,22 @@ import {
   secretBreaches,
   shown,
 } from "../support/native";
+import { EMULATOR_PACKAGE, installProject, packTarball, workDir } from "../support/packages";
 
 const STEP = 240_000;
+const README = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+const execFileP = promisify(execFile);
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
 
 /** What every lookup but getCluster finds about the program's cluster (with `lookups`). */
 const LOOKUPS = `  all:
@@ -120,11 +137,14 @@ describe("a YAML program on the native plugin", () => {
   afterAll(() => teardown([project], emu), STEP);
 
   it(
-    "previews a new stack without a single call to the service",
+    "previews a new stack without a single call to the service, the auto-name unknown: up draws the stack's seed",
     async () => {
       const before = await apiCalls(emu);
-      const preview = await project.preview();
-      expect(preview.output).toMatch(/\+\s+cms:index:Cluster\s+cluster\s+create/);
+      for (const run of [await project.preview(["--diff"]), await project.preview(["--diff"])]) {
+        expect(run.output).toContain("+ cms:index:Cluster: (create)");
+        expect(run.output).toMatch(/^\s+name\s+: \[unknown\]$/m);
+        expect(run.output).not.toMatch(/cluster-[0-9a-z]{7}/);
+      }
       expect(await apiCalls(emu)).toBe(before);
     },
     STEP,
@@ -576,38 +596,76 @@ describe("a YAML program's create killed with the CLI", () => {
   );
 });
 
-describe("the README's YAML program", () => {
-  let emu: LifecycleEmulator;
+describe("the README's YAML program, against the emulator the README starts", () => {
   let project: PulumiProject;
+  let work: string;
+  let emulatorBin: string;
 
   beforeAll(async () => {
-    emu = await startLifecycleEmulator();
-    const [program] = codeBlocks(fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"), ["yaml"]);
+    const [program] = codeBlocks(README, ["yaml"]);
     // Where npm put the plugin here, in place of the README's example directory.
     const here = program.replace(/path: \/usr\/local\/bin\b/, `path: ${await nativePluginBin()}`);
     expect(here).not.toBe(program);
+    // The README's block makes the stack: the driver's own is another.
     project = await createNativeProject({
       name: "clusters",
+      stack: "driver",
       files: { "Pulumi.yaml": here },
-      config: emu.stackConfig(),
-      secretConfig: emu.secretConfig(),
       // As on a user's machine: nothing stops the CLI from looking for plugins online but the program.
       env: { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "" },
     });
+    // `npm install -g @pulumi-cms/emulator`, from its tarball, into a prefix of its own.
+    work = workDir("yaml-emulator");
+    await installProject(work, { dependencies: { "@pulumi-cms/emulator": `file:${packTarball(work, EMULATOR_PACKAGE)}` } }, process.env, [
+      "--ignore-scripts",
+    ]);
+    emulatorBin = path.join(work, "node_modules", ".bin");
   }, STEP);
 
-  afterAll(() => teardown([project], emu), STEP);
+  afterAll(async () => {
+    const pidFile = path.join(project?.dir ?? "", "emulator.pid");
+    if (project && fs.existsSync(pidFile)) {
+      try {
+        process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM");
+      } catch {
+        // gone
+      }
+    }
+    await project?.dispose();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  }, STEP);
 
   it(
-    "runs as written against the emulator, its plugin found where the program says",
+    "runs as written, the emulator from PATH and the plugin where the program says; the clean-up deletes the cluster and stops the emulator",
     async () => {
-      const up = await project.up();
-      expect(up.output).not.toMatch(/from \$PATH|downloading/);
-      const out = await project.outputs();
-      expect(out.status).toBe("running");
-      expect((await emu.clusters()).map((c) => c.name)).toEqual([out.name]);
-      await project.destroy();
-      expect(await emu.clusters()).toEqual([]);
+      const [block] = codeBlocks(README, ["bash"]).filter((b) => b.includes("npm install -g @pulumi-cms/emulator"));
+      const cleanUp = /`(pulumi destroy --yes)`, then `(kill "\$\(cat emulator\.pid\)")`, clean up\./.exec(README);
+      expect(cleanUp).not.toBeNull();
+      // The changes to the text: the emulator is installed already (above), on a free port in place of 8787.
+      const port = await freePort();
+      const script = [
+        // Not the README's: the emulator, which shares the shell's stderr, stops whatever happens.
+        `trap 'if [ -f emulator.pid ]; then kill "$(cat emulator.pid)" 2>/dev/null || true; fi' EXIT`,
+        block
+          .replace("npm install -g @pulumi-cms/emulator\n", "")
+          .replace("--token offline-token", `--port ${port} --token offline-token`)
+          .replace("http://127.0.0.1:8787", `http://127.0.0.1:${port}`),
+        "echo __outputs__; pulumi stack output --json; echo __end__",
+        cleanUp![1],
+        cleanUp![2],
+      ].join("\n");
+      const { stdout, stderr } = await execFileP("bash", ["-eu", "-c", script], {
+        cwd: project.dir,
+        env: project.cliEnv({ PATH: [emulatorBin, project.env.PATH].join(path.delimiter) }),
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const output = stdout + stderr;
+      expect(output).not.toMatch(/from \$PATH|downloading/);
+      expect(output).toMatch(/\+\s+cms:index:Cluster\s+cluster\s+created/);
+      const outputs = JSON.parse(stdout.slice(stdout.indexOf("__outputs__") + 11, stdout.indexOf("__end__")));
+      expect(outputs).toMatchObject({ status: "running", name: expect.stringMatching(/^cluster-[0-9a-z]{7}$/), kubeconfig: "[secret]" });
+      expect(output).toMatch(/-\s+cms:index:Cluster\s+cluster\s+deleted/);
+      expect(await stillAnswering(`http://127.0.0.1:${port}/v1/clusters`)).toBe(false);
     },
     STEP,
   );

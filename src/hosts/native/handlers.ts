@@ -104,6 +104,9 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     return { plain: bags.map((b) => reveal(b) as Record<string, unknown>), paths: secretPaths(...bags) };
   };
   const secrets = () => [...(memory.configured.token ? [memory.configured.token] : []), ...seen];
+  // A preview of a stack whose provider is not in the state yet: the seed drawn for it is not the
+  // one `up` records (each run draws its own), so neither is an auto-name derived from it.
+  let seedIsProvisional = false;
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
@@ -162,6 +165,8 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       }
       memory.configured = configured(args);
       seed = typeof args.__seed === "string" ? args.__seed : undefined;
+      // The engine configures a provider it is only previewing the creation of under the unknown id.
+      seedIsProvisional = typeof req.hasId === "function" && req.hasId() && req.getId() === UNKNOWN;
       return new proto.ConfigureResponse()
         .setAcceptsecrets(true)
         .setSupportspreview(true)
@@ -177,6 +182,8 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const result = await check(ctx, olds, { ...news, __urn: req.getUrn(), ...(seed && news.name == null ? { __seed: seed } : {}) });
       // A failure may quote the value it refuses.
       const failures = (result.failures ?? []).map((f) => ({ ...f, reason: redact(f.reason, secrets()) }));
+      // Only a preview configures a provider under the unknown id, and a preview may return unknowns.
+      if (seedIsProvisional && result.inputs.__autonamed === true) result.inputs.name = UNKNOWN;
       return checkResponse(markSecrets(result.inputs, paths), failures);
     },
     async diff(req) {
