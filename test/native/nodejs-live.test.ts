@@ -3,15 +3,25 @@
  * package installed from its tarball into the project, `pulumi-cms/native` (the SDK generated
  * from the plugin's schema) imported by the program, `pulumi-resource-cms` found through the
  * project's Pulumi.yaml (`node_modules/.bin`, as the README says), nothing on PATH. One stack
- * through every step, starting on the dynamic `Cluster` and moved to the native one.
+ * through every step, starting on the dynamic `Cluster` and moved to the native one, ending on
+ * a native one given every input as a secret.
  */
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_VERSION } from "../../src/client/version";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { CLUSTER_TYPE as DYNAMIC_TYPE, type LifecycleEmulator, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
-import { clusterSteps, createNodeNativeProject, NATIVE_CLUSTER } from "../support/native";
+import {
+  CLUSTER_INPUTS,
+  clusterSteps,
+  createNodeNativeProject,
+  NATIVE_CLUSTER,
+  revealedCluster,
+  secretBreaches,
+  shown,
+} from "../support/native";
 
 const STEP = 300_000;
 
@@ -19,7 +29,9 @@ const STEP = 300_000;
  * Driven by stack config: `face` dynamic (the package's default export) or native; the sizes;
  * `importId` (the import option); `updateTimeout` (customTimeouts.update); `outsideId`, a
  * cluster `pulumi import` took into the stack, declared as the import wrote it. The native
- * face's outputs include the five functions' answers.
+ * face's outputs include the five functions' answers. With `secretInputs`, the native Cluster
+ * takes every input through `pulumi.secret`, its connection too (from config), and the outputs
+ * are its own, every one of them.
  */
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import { Cluster as DynamicCluster } from "pulumi-cms";
@@ -33,7 +45,23 @@ const sizes = {
   nodeSize: "small" as const,
 };
 
+const secretInputs = config.getBoolean("secretInputs") ?? false;
+
+/** Every input a secret; the values given as secret config, read as plain ones so that \`pulumi.secret\` alone marks them. */
+function secretCluster(): cms.Cluster {
+  return new cms.Cluster("cluster", {
+    name: pulumi.secret(config.require("secretName")),
+    controlPlanes: pulumi.secret(1),
+    workers: pulumi.secret(sizes.workers),
+    nodeSize: pulumi.secret("medium"),
+    phase: pulumi.secret("onpremise"),
+    infraId: pulumi.secret(config.require("secretInfraId")),
+    connection: { endpoint: pulumi.secret(config.require("endpoint")), token: pulumi.secret(config.require("token")) },
+  });
+}
+
 function nativeCluster(): cms.Cluster {
+  if (secretInputs) return secretCluster();
   const updateTimeout = config.get("updateTimeout");
   const cluster = new cms.Cluster("cluster", sizes, {
     import: config.get("importId"),
@@ -55,7 +83,15 @@ export const name = cluster.name;
 export const workers = cluster.workers;
 export const kubeconfig = cluster.kubeconfig;
 
-const native = config.get("face") !== "dynamic";
+export const status = secretInputs ? cluster.status : undefined;
+export const controlPlanes = secretInputs ? cluster.controlPlanes : undefined;
+export const nodeSize = secretInputs ? cluster.nodeSize : undefined;
+export const phase = secretInputs ? cluster.phase : undefined;
+export const infraId = secretInputs ? cluster.infraId : undefined;
+export const nodeCount = secretInputs ? cluster.nodeCount : undefined;
+
+// The functions need the provider's configuration, which the secret inputs' stack does without.
+const native = config.get("face") !== "dynamic" && !secretInputs;
 const found = native ? cms.getClusterOutput({ id: cluster.id }) : undefined;
 const nodes = native ? cms.getNodesOutput({ clusterId: cluster.id }) : undefined;
 export const foundStatus = found?.status;
@@ -217,6 +253,54 @@ describe("a TypeScript program on pulumi-cms/native", () => {
       await project.destroy();
       expect(await emu.clusters()).toEqual([]);
       expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    "given every input through pulumi.secret, shows none of them in a preview, an up, a scale or a refresh, stores each encrypted, and outputs each as [secret]",
+    async () => {
+      const name = `secret-name-${randomBytes(4).toString("hex")}`;
+      const infraId = `secret-infra-${randomBytes(4).toString("hex")}`;
+      // The values a search can tell apart (numbers and sizes are checked in the state's shape).
+      const plain = [name, infraId, emu.url, emu.token, "onpremise"];
+      // No provider configuration: the cluster's own connection, given as secrets, is the only way to the service.
+      for (const key of ["cms:endpoint", "cms:token", "outsideId", "name", "controlPlanes"]) await project.removeConfig(key);
+      await project.setConfigs(
+        { face: "native", secretInputs: "true", workers: "1" },
+        { secretName: name, secretInfraId: infraId, endpoint: emu.url, token: emu.token },
+      );
+
+      const runs = [await project.preview(), await project.up()];
+      expect(await secretBreaches(project, plain)).toEqual([]);
+      const out = await project.outputs();
+      for (const k of [...CLUSTER_INPUTS, "nodeCount", "kubeconfig"]) expect(out[k], k).toBe("[secret]");
+      expect(out.status).toBe("running");
+      // The values themselves reached the service.
+      expect(await emu.clusters()).toMatchObject([
+        { id: out.id, name, infra_id: infraId, phase: "onpremise", node_size: "medium", workers: 1 },
+      ]);
+
+      await project.setConfig("workers", 2);
+      const diff = await project.preview(["--diff"]);
+      expect(diff.output).toMatch(/workers/);
+      const scale = await project.up();
+      runs.push(diff, scale);
+      expect(clusterSteps(scale)).toEqual(["update"]);
+      expect((await emu.clusters()).map((c) => c.workers)).toEqual([2]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+
+      // A scale in the console, seen by a refresh.
+      await emu.control.scale(out.id, 3);
+      await emu.waitForCluster(out.id, (c) => c?.status === "running" && c.workers === 3);
+      runs.push(await project.refresh());
+      expect(await secretBreaches(project, plain)).toEqual([]);
+      const state = await revealedCluster(project);
+      expect([state.outputs.workers, state.inputs.workers, state.outputs.nodeCount]).toEqual([3, 3, 4]);
+      for (const run of runs) expect(shown(run.output, plain), run.command).toEqual([]);
+
+      await project.destroy();
+      expect(await emu.clusters()).toEqual([]);
     },
     STEP,
   );
