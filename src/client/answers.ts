@@ -5,14 +5,17 @@
  * checked the same way before they go into a path.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import type * as Yaml from "yaml";
 import {
   CLUSTER_ID_PATTERN,
   ID_RULES,
+  KUBECONFIG_SERVER_PATTERN,
   clusterListSchema,
   clusterSchema,
   clusterSummarySchema,
   isClusterId,
   isNodeId,
+  kubeconfigSchema,
   nodeListSchema,
   nodeSchema,
 } from "@pulumi-cms/contract";
@@ -25,6 +28,7 @@ const SHAPES = {
   clusterList: { schema: clusterListSchema, what: "a cluster list" },
   node: { schema: nodeSchema, what: "a node" },
   nodeList: { schema: nodeListSchema, what: "a node list" },
+  kubeconfig: { schema: kubeconfigSchema, what: "a kubeconfig" },
 } as const;
 
 /** What an answer should be. */
@@ -64,6 +68,29 @@ export function checkAnswer<T>(shape: AnswerShape, value: unknown, from: AnswerS
   const e = validate.errors?.[0];
   if (!e) throw brokenAnswer(from, `a body that is not ${SHAPES[shape].what}`);
   throw brokenAnswer(from, ...explain(e, value, SHAPES[shape].what, from.secrets));
+}
+
+/**
+ * The kubeconfig's text, as sent, once it parses as YAML into a kubeconfig (`kubeconfigSchema`):
+ * else a {@link ContractError} naming the field, so that an HTML page answered with 200 never
+ * becomes the cluster's kubeconfig. No value of a broken kubeconfig is quoted (it may still hold
+ * credentials), but for a body that is a line of text (such as that page), which is.
+ */
+export function checkKubeconfig(body: string, from: AnswerSource): string {
+  if (body.trim() === "") throw brokenAnswer(from, "an empty body where the contract has a kubeconfig");
+  let doc: unknown;
+  try {
+    // Loaded on the first kubeconfig: a command that downloads none never loads the YAML parser.
+    doc = (require("yaml") as typeof Yaml).parse(body);
+  } catch {
+    throw brokenAnswer(from, "a body that is not YAML where the contract has a kubeconfig");
+  }
+  if (typeof doc === "string") throw brokenAnswer(from, `a body that is not a kubeconfig (${quote(body, from.secrets)})`);
+  const validate = validatorOf("kubeconfig");
+  if (validate(doc)) return body;
+  const e = validate.errors?.[0];
+  if (!e) throw brokenAnswer(from, "a body that is not a kubeconfig");
+  throw brokenAnswer(from, ...explain(e, undefined, "a kubeconfig", from.secrets));
 }
 
 /**
@@ -114,6 +141,7 @@ function fieldOf(instancePath: string, extra?: string): string {
   return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
 }
 
+/** What is wrong, and the field; `data` undefined: the values are not quoted. */
 function explain(e: ErrorObject, data: unknown, what: string, secrets: readonly string[]): [string, string?] {
   if (e.keyword === "required") {
     const field = fieldOf(e.instancePath, String(e.params.missingProperty));
@@ -123,9 +151,13 @@ function explain(e: ErrorObject, data: unknown, what: string, secrets: readonly 
     .split("/")
     .slice(1)
     .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], data);
-  if (e.instancePath === "") return [`a body that is not ${what} (got ${quote(value, secrets)})`];
+  if (e.instancePath === "") return [`a body that is not ${what}${data === undefined ? "" : ` (got ${quote(value, secrets)})`}`];
   const field = fieldOf(e.instancePath);
-  const got = `"${field}" ${quote(value, secrets)}`;
+  const got = data === undefined ? `"${field}"` : `"${field}" ${quote(value, secrets)}`;
+  if (e.keyword === "minItems") return [`an empty "${field}"`, field];
+  if (e.keyword === "pattern" && e.params.pattern === KUBECONFIG_SERVER_PATTERN) {
+    return [`${got}, which is not a server URL (http:// or https:// and a host)`, field];
+  }
   if (e.keyword === "pattern") {
     const kind = e.params.pattern === CLUSTER_ID_PATTERN ? "cluster" : "node";
     return [`${got}, which is not a ${kind} id (${ID_RULES[kind]})`, field];

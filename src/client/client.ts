@@ -10,7 +10,7 @@
  *    from the call's start) that every wait inside it, down to the limiter's, is measured against.
  * Answers are checked against the wire contract (`answers.ts`) before they are returned.
  */
-import { parseAnswer, brokenAnswer, idSegment, sameField, type AnswerShape, type AnswerSource } from "./answers";
+import { parseAnswer, checkKubeconfig, idSegment, sameField, type AnswerShape, type AnswerSource } from "./answers";
 import { callBudget, type Budget, type CallOptions } from "./budget";
 import { UnprovenOwnershipError, isNotFound, isConflict } from "./errors";
 import { limiterKey } from "./limiter";
@@ -211,12 +211,11 @@ export class CmsClient {
     );
   }
 
-  /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent (never parsed). */
+  /** `GET /v1/clusters/{id}/kubeconfig`: the YAML text, as sent, once it parses as a kubeconfig. */
   async getKubeconfig(id: string, call?: CallOptions): Promise<string> {
     const path = `/clusters/${this.#segment("cluster", id, "GET /v1/clusters/{cluster_id}/kubeconfig")}/kubeconfig`;
     const res = await this.#request({ method: "GET", path, accept: "text/yaml, application/yaml, text/plain, */*" }, this.#budget(call));
-    if (res.body.trim() === "") throw brokenAnswer(this.#source(res, "GET", path), "an empty body where the contract has a kubeconfig");
-    return res.body;
+    return checkKubeconfig(res.body, this.#source(res, "GET", path));
   }
 
   // ------------------------------------------------------------------------------------- nodes

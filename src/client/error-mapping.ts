@@ -175,7 +175,8 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
   const cls = errorClassFor(res.status, parsed.code);
   const code = parsed.code ?? CODE_BY_STATUS[res.status] ?? (res.status >= 500 ? "server_error" : `http_${res.status}`);
   const serverMessage = parsed.message !== undefined ? redact(parsed.message, res.secrets) : undefined;
-  const hint = hintFor(cls, method, res.path, res.retryAfterMs);
+  // The service's own words for a refused token already say what the hint would: said once.
+  const hint = cls === UnauthorizedError && serverMessage ? undefined : hintFor(cls, method, res.path, res.retryAfterMs);
   const parts = [`CMS API ${method} ${res.path} failed with ${res.status} ${code}`];
   let message = parts[0];
   if (serverMessage) message += `: ${serverMessage.replace(/\.$/, "")}.`;

@@ -71,13 +71,13 @@ export function nodeListDue(lastListedAt: number | undefined, now: number, start
 const WAIT_TIMEOUT = "wait's timeout";
 
 /** Why a wait ended without reaching its target. */
-export type WaitFailure = "failed" | "timeout" | "gone";
+export type WaitFailure = "failed" | "timeout" | "gone" | "cancelled";
 
 /** A wait that did not reach its target; `cluster` is the last state seen. */
 export class WaitError extends CmsError {
-  /** `wait_failed`, `wait_timeout` or `wait_gone`, after {@link WaitError.reason}. */
+  /** `wait_failed`, `wait_timeout`, `wait_gone` or `wait_cancelled`, after {@link WaitError.reason}. */
   readonly code: `wait_${WaitFailure}`;
-  /** failed (status error / being deleted), timeout, or gone (404 while waiting for running). */
+  /** failed (status error / being deleted), timeout, gone (404 while waiting for running), or cancelled (see {@link WaitOptions.cancelled}). */
   readonly reason: WaitFailure;
   /** Last state seen, if any. */
   readonly cluster?: ApiCluster;
@@ -138,6 +138,12 @@ export interface WaitOptions {
    * by a GET or a listing): there is no reason to look again at once.
    */
   early?: boolean;
+  /**
+   * Ends the wait at once, with a `cancelled` {@link WaitError}, when it aborts: the engine's
+   * Cancel (Ctrl-C). What the wait was for goes on at the service; the operation reports the
+   * cluster as it does after a timeout, so the next run continues from it.
+   */
+  cancelled?: AbortSignal;
 }
 
 /** The shared poller that waits with these options use, if any (see {@link WaitOptions.sharedPolling}). */
@@ -177,8 +183,29 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
 
   let early = options.early !== false;
   let afterEarly = false;
+  const cancelledError = () =>
+    new WaitError(
+      `the wait for cluster ${options.id} to ${options.target === "running" ? "become running" : "be deleted"} was cancelled (Ctrl-C); the cluster is where the service left it`,
+      "cancelled",
+      last,
+    );
+  /** `work`, or the cancellation's error as soon as it comes; `work` goes on unobserved. */
+  const unlessCancelled = <T>(work: Promise<T>): Promise<T> => {
+    const signal = options.cancelled;
+    if (!signal) return work;
+    if (signal.aborted) {
+      work.catch(() => undefined);
+      return Promise.reject(cancelledError());
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(cancelledError());
+      signal.addEventListener("abort", onAbort, { once: true });
+      work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  };
 
   for (;;) {
+    if (options.cancelled?.aborted) throw cancelledError();
     const now = clock.now();
     const delay = afterEarly
       ? delayAfterEarlyPoll(now - start, deadline - now, schedule)
@@ -188,24 +215,27 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
     const thisEarly = early;
     early = false;
     afterEarly = thisEarly;
-    if (delay > 0 && !shared && !thisEarly) await clock.sleep(delay);
+    if (delay > 0 && !shared && !thisEarly) await unlessCancelled(clock.sleep(delay, options.cancelled));
 
     let cluster: ApiCluster | undefined;
     let fromSharedRound = false;
     try {
       if (shared) {
-        const seen = await shared.observe(options.id, delay, {
-          first: thisEarly,
-          gone: options.target === "gone",
-          deadline: { at: deadline, name: options.deadlineName ?? WAIT_TIMEOUT },
-        });
+        const seen = await unlessCancelled(
+          shared.observe(options.id, delay, {
+            first: thisEarly,
+            gone: options.target === "gone",
+            deadline: { at: deadline, name: options.deadlineName ?? WAIT_TIMEOUT },
+          }),
+        );
         cluster = seen.cluster;
         fromSharedRound = seen.shared;
       } else {
-        cluster = await options.client.getCluster(options.id, within());
+        cluster = await unlessCancelled(options.client.getCluster(options.id, within()));
       }
       lastProblem = undefined;
     } catch (e) {
+      if (e instanceof WaitError) throw e;
       if (isNotFound(e)) {
         if (options.target === "gone") return undefined;
         throw new WaitError(
@@ -241,7 +271,7 @@ export async function waitForCluster(options: WaitOptions): Promise<ApiCluster |
       if (cluster && options.countNodes !== false && !fromSharedRound && nodeListDue(nodesListedAt, listNow, start)) {
         nodesListedAt = listNow;
         try {
-          nodes = await options.client.listNodes(options.id, within());
+          nodes = await unlessCancelled(options.client.listNodes(options.id, within()));
         } catch {
           // Progress is a courtesy: a failed node list must not fail the operation.
         }

@@ -12,6 +12,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterStatus, NodeSize, Phase } from "@pulumi-cms/contract";
 import * as providerEntry from "../provider/entry";
+import { DEFAULT_PHASE } from "../provider/check";
 import { timeoutStringsFrom } from "../provider/timeouts";
 import { refusePlainStackToken } from "../connection/stack-config";
 import { autoNameSeedFor } from "./autoname-seed";
@@ -154,7 +155,9 @@ export class Cluster extends pulumi.dynamic.Resource {
       props.controlPlanes = args?.controlPlanes;
       props.workers = args?.workers;
       props.nodeSize = args?.nodeSize;
-      props.phase = args?.phase;
+      // The default written out, as check records it: `refresh --run-program` shows the engine's
+      // comparison of the program's arguments with the recorded inputs.
+      props.phase = args?.phase ?? DEFAULT_PHASE;
       props.infraId = args?.infraId;
       props.__import = importId;
     }
@@ -162,10 +165,17 @@ export class Cluster extends pulumi.dynamic.Resource {
     props.__timeouts = timeoutStringsFrom(opts?.customTimeouts);
     props.__urn = pulumi.createUrn(name, CLUSTER_TYPE, opts?.parent);
     if (reading) props.__get = true;
-    if (!reading) props.__inState = stateRecordOf(props.__urn as pulumi.Output<string>);
+    const inState = reading ? undefined : stateRecordOf(props.__urn as pulumi.Output<string>);
+    if (inState) props.__inState = inState;
     // Auto-named: the stack's seed makes the name this stack's alone (provider/naming.ts).
     if (!reading && args?.name === undefined && importId === undefined) {
       props.__seed = autoNameSeedFor(props.__urn as pulumi.Output<string>);
+      // The recorded auto-name, for the engine's comparison of the arguments with the recorded
+      // inputs (as `phase` above), marked so that check derives the name as without it.
+      if (inState) {
+        props.name = inState.apply((r) => (r?.autonamed ? r.name : undefined));
+        props.__nameFromState = inState.apply((r) => (r?.autonamed ? true : undefined));
+      }
     }
 
     // The SDK gives each property's Output a promise that records `new Error().stack` for its
@@ -204,9 +214,9 @@ export function explicitConnectionOf(cluster: object): ClusterConnectionArgs | u
 }
 
 /**
- * The connection input, with the token wrapped as a secret so state and logs only hold
- * ciphertext. (The SDK marks the whole object secret when a member is, so the endpoint is
- * encrypted too.)
+ * The connection input, with the token wrapped as a secret so state and logs only hold its
+ * ciphertext. The state keeps the object with only that member encrypted: the endpoint is
+ * stored plain unless the program gives it as a secret.
  */
 function connectionInput(c: ClusterConnectionArgs | undefined): pulumi.Input<Record<string, unknown>> | undefined {
   if (!c) return undefined;

@@ -20,6 +20,8 @@ import { SEED_TYPE } from "./type-token";
 export interface StateRecord {
   /** Name of the cluster the state holds for this URN. */
   name: string;
+  /** True when that name is an auto-name (the provider derived it). */
+  autonamed: boolean;
 }
 
 const READ_STACK_RESOURCE_OUTPUTS = "pulumi:pulumi:readStackResourceOutputs";
@@ -54,9 +56,9 @@ function recordedOutputs(): Promise<Record<string, unknown>> {
 export function stateRecordOf(urn: pulumi.Input<string>): pulumi.Output<StateRecord | undefined> {
   return pulumi.output(urn).apply(async (u) => {
     try {
-      const entry = (await recordedOutputs())[u] as { outputs?: { name?: unknown } } | undefined;
+      const entry = (await recordedOutputs())[u] as { outputs?: { name?: unknown; __autonamed?: unknown } } | undefined;
       const name = entry?.outputs?.name;
-      return typeof name === "string" && name !== "" ? { name } : undefined;
+      return typeof name === "string" && name !== "" ? { name, autonamed: entry?.outputs?.__autonamed === true } : undefined;
     } catch {
       return undefined;
     }

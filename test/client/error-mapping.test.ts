@@ -88,12 +88,17 @@ describe("status and code mapping", () => {
 });
 
 describe("messages tell the user what to do", () => {
-  it("401 says the token was rejected; the Pulumi advice (cms:token, CMS_TOKEN) is the provider's to add", () => {
+  it("401 says the token was rejected, once; the Pulumi advice (cms:token, CMS_TOKEN) is the provider's to add", () => {
     const e = map(401, body("unauthorized", "Token is invalid or expired"));
-    expect(e.message).toContain("Token is invalid or expired");
-    expect(e.message).toContain("The API token was rejected");
-    expect(e.message).not.toMatch(/pulumi|cms:token|CMS_TOKEN/);
-    expect(safeMessage(e)).toContain("`pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable");
+    expect(e.message).toBe("CMS API GET /v1/clusters/cls_1 failed with 401 unauthorized: Token is invalid or expired.");
+    expect(safeMessage(e)).toBe(
+      "CMS API GET /v1/clusters/cls_1 failed with 401 unauthorized: Token is invalid or expired. " +
+        "Set the token with `pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable.",
+    );
+    // Without the service's words, the hint says what happened.
+    const bare = map(401, "");
+    expect(bare.message).toContain("The API token was rejected (missing, invalid, expired or revoked): use a valid token.");
+    expect(bare.message).not.toMatch(/pulumi|cms:token|CMS_TOKEN/);
   });
 
   it("403 on create says which permission and scope are needed", () => {

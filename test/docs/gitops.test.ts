@@ -152,6 +152,11 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
       expect(committed).toMatch(/encryptionsalt: /);
       expect(committed).toContain(emu.url);
       expect(committed).not.toContain(emu.token);
+      // The backend is in the layout the doc's lock clean-up assumes, as `pulumi login` made it.
+      expect(fs.readFileSync(path.join(work, "backend", ".pulumi", "meta.yaml"), "utf8")).toMatch(/^version: 1$/m);
+      // The runner the doc asks for is the one these jobs run on: Node.js 22 (the package's floor) and the CLI.
+      expect(doc).toContain("**Node.js 22 or newer**");
+      expect(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).engines.node).toBe(">=22");
     },
     STEP_TIMEOUT,
   );

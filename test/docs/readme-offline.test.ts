@@ -113,6 +113,15 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
 
         expect(fs.existsSync(path.join(project, "Pulumi.dev.yaml"))).toBe(true);
 
+        // A refresh right after the create, with the program as the README's rotation recipe runs
+        // it: nothing reads as changed, not even on the rows shown while it reads.
+        expect(readme).toContain("pulumi refresh --run-program --yes");
+        const before = sh.output().length;
+        await sh.type("pulumi refresh --run-program --yes", STEP_TIMEOUT);
+        const refreshed = sh.output().slice(before);
+        expect(refreshed).toMatch(/3 unchanged/);
+        expect(refreshed).not.toContain("[diff:");
+
         // "Change `workers: 2` to `3` and run `pulumi up --yes` again: the cluster is scaled in place."
         expect(readme).toContain("Change `workers: 2` to `3` and run `pulumi up --yes` again: the cluster is scaled in place.");
         const index = path.join(project, "index.ts");

@@ -286,13 +286,38 @@ describe.skipIf(skip !== undefined)(
       await emu?.close();
     }, STEP);
 
+    const deleteInConsole = async () => {
+      const { clusterId } = (await project.outputs()) as { clusterId: string };
+      expect((await emu.api("DELETE", `/v1/clusters/${clusterId}`)).status).toBe(204);
+      await emu.waitForCluster(clusterId, (c) => c === undefined);
+      return clusterId;
+    };
+
+    it(
+      "PULUMI_K8S_DELETE_UNREACHABLE=true pulumi refresh drops the cluster and its apps, keeps the provider, the seed and the old outputs; the next up deploys onto a new cluster",
+      async () => {
+        await project.up();
+        const deleted = await deleteInConsole();
+        await project.refresh([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
+        const left = (await project.exportStack()).resources.map((r) => r.type);
+        expect(left).toEqual(expect.arrayContaining(["pulumi-nodejs:dynamic/cms:AutoNameSeed", "pulumi:providers:kubernetes"]));
+        expect(left.filter((t) => t === CLUSTER_TYPE || t.startsWith("kubernetes:"))).toEqual([]);
+        expect((await project.outputs()).clusterId).toBe(deleted);
+
+        clean(await project.up());
+        const { clusterId } = (await project.outputs()) as { clusterId: string };
+        expect(clusterId).not.toBe(deleted);
+        expect(await emu.clusters()).toMatchObject([{ id: clusterId, status: "running" }]);
+        const types = (await project.exportStack()).resources.map((r) => r.type);
+        expect(types).toEqual(expect.arrayContaining([CLUSTER_TYPE, "kubernetes:apps/v1:Deployment"]));
+      },
+      STEP,
+    );
+
     it(
       "PULUMI_K8S_DELETE_UNREACHABLE=true pulumi destroy, as the README says, ends with an empty stack",
       async () => {
-        await project.up();
-        const { clusterId } = (await project.outputs()) as { clusterId: string };
-        expect((await emu.api("DELETE", `/v1/clusters/${clusterId}`)).status).toBe(204);
-        await emu.waitForCluster(clusterId, (c) => c === undefined);
+        await deleteInConsole();
         await project.destroy([], { env: { PULUMI_K8S_DELETE_UNREACHABLE: "true" } });
         expect((await project.exportStack()).resources).toEqual([]);
       },

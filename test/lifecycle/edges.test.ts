@@ -3,7 +3,8 @@
  * 1. the `import` option kept in the program through a replacing change: a new cluster is made;
  * 2. `Cluster.get` of an id that does not exist fails the run naming the id;
  * 3. a token rotated in the stack config (or the environment, or an explicit `connection`) works
- *    for `refresh` and `destroy` without an extra `up`, or fails naming the command that works;
+ *    for `refresh` and `destroy` without an extra `up`, or fails naming the command that works
+ *    (with every other input given as a secret too: each stays encrypted in the state);
  * 4. a cluster deleted in the console, caught while `deleting`, leaves the stack on refresh and
  *    the next `up` creates a new one.
  */
@@ -122,15 +123,26 @@ describe.skipIf(lifecycleSkipped())("lifecycle edges across runs", () => {
     );
 
     it(
-      "in an explicit connection: refresh and destroy fall back to the stack config's token",
+      "in an explicit connection: refresh and destroy fall back to the stack config's token; inputs given as secrets stay secret",
       async () => {
         await emu.control.addToken(spec(`${A}3`));
         await emu.control.addToken(spec(`${B}3`));
+        const name = `secret-name-${Date.now().toString(36)}`;
+        const infraId = `secret-infra-${Date.now().toString(36)}`;
         const program = DEFAULT_PROGRAM.replace(
-          'nodeSize: config.get("nodeSize") ?? "small",',
-          'nodeSize: config.get("nodeSize") ?? "small",\n        connection: { endpoint: config.require("connEndpoint"), token: config.requireSecret("connToken") },',
+          /name: config\.get\("name"\),[\s\S]*?nodeSize: config\.get\("nodeSize"\) \?\? "small",/,
+          [
+            `name: pulumi.secret("${name}"),`,
+            "controlPlanes: pulumi.secret(1),",
+            "workers: pulumi.secret(2),",
+            'nodeSize: pulumi.secret("medium"),',
+            'phase: pulumi.secret("onpremise"),',
+            `infraId: pulumi.secret("${infraId}"),`,
+            'connection: { endpoint: config.require("connEndpoint"), token: config.requireSecret("connToken") },',
+          ].join("\n        "),
         );
         expect(program).toContain("connToken");
+        expect(program).toContain(infraId);
         const p = await project({
           name: "cms-edge-explicit",
           program,
@@ -139,8 +151,24 @@ describe.skipIf(lifecycleSkipped())("lifecycle edges across runs", () => {
         });
         await p.up();
         const [id] = await ids(p);
+        /** Inputs and outputs of the program's inputs stored plain, and the plain values the export shows. */
+        const plainInState = async () => {
+          const { text } = await p.exportStack();
+          const [cluster] = await p.clusterResources();
+          const keys = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"];
+          const encrypted = (bag: Record<string, { ciphertext?: string; token?: { ciphertext?: string } }>, k: string) =>
+            bag[k]?.ciphertext !== undefined || (k === "connection" && bag[k]?.token?.ciphertext !== undefined);
+          return [
+            ...[...keys, "connection"].filter((k) => !encrypted(cluster.inputs, k)).map((k) => `inputs.${k}`),
+            ...[...keys, "connection"].filter((k) => !encrypted(cluster.outputs, k)).map((k) => `outputs.${k}`),
+            ...[name, infraId, "onpremise"].filter((v) => text.includes(v)),
+          ];
+        };
+        expect(await plainInState()).toEqual([]);
+        expect((await emu.clusters()).filter((c) => c.id === id)).toMatchObject([{ name, infra_id: infraId, phase: "onpremise" }]);
         await emu.control.revokeToken(`${A}3`);
         await p.refresh();
+        expect(await plainInState()).toEqual([]);
         await p.destroy();
         expect((await emu.clusters()).some((c) => c.id === id)).toBe(false);
       },

@@ -83,6 +83,22 @@ describe.skipIf(lifecycleSkipped())("failures are shown once, without stack fram
   );
 
   it(
+    "create refused to a token the service does not know: said once, with the fix",
+    async () => {
+      const p = await project("cms-failure-unknown-token", "tok-failure-nobody-issued-this");
+      const up = await p.up([], { allowFailure: true });
+      expectOnce(up, /creating cluster "cluster-\w+" failed: .*401 unauthorized: The API token is invalid or expired\./);
+      const diagnostics = up.output.slice(up.output.indexOf("Diagnostics:"));
+      expect(diagnostics.match(/invalid|expired|rejected/g), diagnostics).toEqual(["invalid", "expired"]);
+      expect(diagnostics).toContain(
+        "Set the token with `pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable.",
+      );
+      expect(up.output).not.toContain("tok-failure-nobody-issued-this");
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
     "create, update and delete refused to a read-only token",
     async () => {
       const p = await project("cms-failure-writes", READ_ONLY);

@@ -9,7 +9,9 @@ import { findPulumi, type PulumiProject } from "../../scripts/lib/pulumi-driver.
 import {
   CLUSTER_TYPE as DYNAMIC_TYPE,
   createProject,
+  eventually,
   type LifecycleEmulator,
+  REPO_ROOT,
   startLifecycleEmulator,
   teardown,
 } from "../lifecycle/harness.mjs";
@@ -34,16 +36,21 @@ describe("pulumi import cms:index:Cluster", () => {
   afterAll(() => teardown([project], emu), STEP);
 
   it(
-    "takes an existing cluster into the stack, and the program it writes previews with no changes",
+    "takes an existing cluster into the stack as the README types it; the program it writes previews with no changes, and once unprotected as the README says, destroy deletes the cluster",
     async () => {
-      const created = await emu.api("POST", "/v1/clusters", { name: "existing", control_planes: 1, workers: 2, node_size: "medium" });
+      const created = await emu.api("POST", "/v1/clusters", { name: "legacy", control_planes: 1, workers: 2, node_size: "medium" });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
       await emu.waitForCluster(id, (c) => c?.status === "running");
 
+      // The README's command, with this cluster's id in place of its placeholder.
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const line = readme.split("\n").find((l) => l.startsWith(`pulumi import ${NATIVE_CLUSTER} `));
+      const args = (line ?? "").replace(/#.*$/, "").trim().split(/\s+/).slice(1);
+      expect(args).toEqual(["import", NATIVE_CLUSTER, "legacy", "cls_0123456789abcdef"]);
       const generated = path.join(project.dir, "imported.yaml");
-      const imported = await project.run(["import", NATIVE_CLUSTER, "existing", id, "--yes", "--protect=false", "--out", generated]);
-      expect(imported.output).toMatch(/=\s+cms:index:Cluster\s+existing\s+import/);
+      const imported = await project.run([...args.slice(0, 3), id, "--yes", "--out", generated]);
+      expect(imported.output).toMatch(/=\s+cms:index:Cluster\s+legacy\s+import/);
       const state = await project.exportStack();
       expect(state.resources.filter((r) => r.type === NATIVE_CLUSTER).map((r) => r.id)).toEqual([id]);
       expect(state.text).not.toContain(emu.token);
@@ -51,9 +58,25 @@ describe("pulumi import cms:index:Cluster", () => {
       // The generated resource, as the program: nothing to change.
       const program = fs.readFileSync(generated, "utf8");
       expect(program).toContain("workers: 2");
+      // The resource's only option, as the README says.
+      expect(program).toMatch(/^ +options:\n +protect: true\n/m);
       fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `name: native-import\nruntime: yaml\n${program}`);
       await project.preview(["--expect-no-changes"]);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
+
+      // Protected, as the README says: destroy refuses, until the line is gone and an up recorded that.
+      const refused = await project.destroy([], { allowFailure: true });
+      expect(refused.code).not.toBe(0);
+      expect(refused.output).toMatch(/protected/);
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
+      fs.writeFileSync(
+        path.join(project.dir, "Pulumi.yaml"),
+        `name: native-import\nruntime: yaml\n${program.replace(/^ +options:\n +protect: true\n/m, "")}`,
+      );
+      const up = await project.up();
+      expect(up.steps.filter((s) => s.kind === "outputs" && s.op !== "same")).toEqual([]);
+      await project.destroy();
+      await eventually(async () => (await emu.clusters()).length === 0, { timeoutMs: 30_000, what: "the imported cluster deleted" });
     },
     STEP,
   );

@@ -2,18 +2,82 @@
  * The native plugin under a YAML program and the real CLI: `pulumi-resource-cms` installed from
  * the package's tarball, `pulumi-language-yaml` built from Go modules (scripts/ensure-pulumi).
  */
+import { randomBytes } from "node:crypto";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
-import { codeBlocks } from "../support/docs";
-import { clusterSteps, createNativeProject, NATIVE_CLUSTER, nativePluginBin } from "../support/native";
+import { codeBlocks, stillAnswering } from "../support/docs";
+import {
+  CLUSTER_INPUTS,
+  clusterSteps,
+  createNativeProject,
+  NATIVE_CLUSTER,
+  nativePluginBin,
+  revealedCluster,
+  secretBreaches,
+  shown,
+} from "../support/native";
+import { EMULATOR_PACKAGE, installProject, packTarball, workDir } from "../support/packages";
 
 const STEP = 240_000;
+const README = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+const execFileP = promisify(execFile);
 
-/** A YAML program of one Cluster whose sizes come from the project's config, read back through getCluster. */
-function yamlProgram(options: { timeouts?: Partial<Record<"create" | "update" | "delete", string>>; name?: string } = {}): string {
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+/** What every lookup but getCluster finds about the program's cluster (with `lookups`). */
+const LOOKUPS = `  all:
+    fn::invoke:
+      function: cms:index:getClusters
+      arguments:
+        status: \${cluster.status}
+  nodes:
+    fn::invoke:
+      function: cms:index:getNodes
+      arguments:
+        clusterId: \${cluster.id}
+  node:
+    fn::invoke:
+      function: cms:index:getNode
+      arguments:
+        clusterId: \${cluster.id}
+        nodeId: \${nodes.nodes[0].id}
+  kube:
+    fn::invoke:
+      function: cms:index:getKubeconfig
+      arguments:
+        clusterId: \${cluster.id}
+`;
+const LOOKUP_OUTPUTS = `  listed: \${all.clusters}
+  nodeTotal: \${nodes.total}
+  firstNodeId: \${nodes.nodes[0].id}
+  nodeId: \${node.id}
+  nodeRole: \${node.role}
+  nodeCluster: \${node.clusterId}
+  foundKubeconfig: \${kube.kubeconfig}
+`;
+
+/**
+ * A YAML program of one Cluster whose sizes come from the project's config, read back through
+ * getCluster (and, with `lookups`, through the other four functions).
+ */
+function yamlProgram(
+  options: { timeouts?: Partial<Record<"create" | "update" | "delete", string>>; name?: string; lookups?: boolean } = {},
+): string {
   const set = Object.entries(options.timeouts ?? {});
   const timeouts = set.length ? `    options:\n      customTimeouts:\n${set.map(([op, t]) => `        ${op}: ${t}\n`).join("")}` : "";
   return `name: native-yaml
@@ -38,7 +102,7 @@ ${timeouts}variables:
       function: cms:index:getCluster
       arguments:
         id: \${cluster.id}
-outputs:
+${options.lookups ? LOOKUPS : ""}outputs:
   id: \${cluster.id}
   name: \${cluster.name}
   status: \${cluster.status}
@@ -46,7 +110,7 @@ outputs:
   kubeconfig: \${cluster.kubeconfig}
   foundName: \${found.name}
   foundStatus: \${found.status}
-`;
+${options.lookups ? LOOKUP_OUTPUTS : ""}`;
 }
 
 async function apiCalls(emu: LifecycleEmulator): Promise<number> {
@@ -64,7 +128,7 @@ describe("a YAML program on the native plugin", () => {
     emu = await startLifecycleEmulator();
     project = await createNativeProject({
       name: "native-yaml",
-      files: { "Pulumi.yaml": yamlProgram() },
+      files: { "Pulumi.yaml": yamlProgram({ lookups: true }) },
       config: emu.stackConfig(),
       secretConfig: emu.secretConfig(),
     });
@@ -73,11 +137,14 @@ describe("a YAML program on the native plugin", () => {
   afterAll(() => teardown([project], emu), STEP);
 
   it(
-    "previews a new stack without a single call to the service",
+    "previews a new stack without a single call to the service, the auto-name unknown: up draws the stack's seed",
     async () => {
       const before = await apiCalls(emu);
-      const preview = await project.preview();
-      expect(preview.output).toMatch(/\+\s+cms:index:Cluster\s+cluster\s+create/);
+      for (const run of [await project.preview(["--diff"]), await project.preview(["--diff"])]) {
+        expect(run.output).toContain("+ cms:index:Cluster: (create)");
+        expect(run.output).toMatch(/^\s+name\s+: \[unknown\]$/m);
+        expect(run.output).not.toMatch(/cluster-[0-9a-z]{7}/);
+      }
       expect(await apiCalls(emu)).toBe(before);
     },
     STEP,
@@ -94,6 +161,25 @@ describe("a YAML program on the native plugin", () => {
       expect(out.name).toMatch(/^cluster-[0-9a-z]{7}$/);
       const [cluster] = await emu.clusters();
       expect(cluster).toMatchObject({ id: out.id, status: "running", workers: 1 });
+    },
+    STEP,
+  );
+
+  it(
+    "finds the cluster, its nodes, one node and its kubeconfig through the other four functions",
+    async () => {
+      const out = await project.outputs({ showSecrets: true });
+      expect((out.listed as Array<{ id: string; status: string }>).map((c) => [c.id, c.status])).toEqual([[out.id, "running"]]);
+      const nodes = (await emu.api("GET", `/v1/clusters/${out.id}/nodes`)).body as {
+        items: Array<{ id: string; role: string }>;
+        total: number;
+      };
+      expect(out.nodeTotal).toBe(nodes.total);
+      expect(out.nodeTotal).toBe(2);
+      expect(out.firstNodeId).toBe(nodes.items[0].id);
+      expect([out.nodeId, out.nodeRole, out.nodeCluster]).toEqual([nodes.items[0].id, nodes.items[0].role, out.id]);
+      expect(out.foundKubeconfig).toBe((await emu.api("GET", `/v1/clusters/${out.id}/kubeconfig`)).text);
+      expect((await project.outputs()).foundKubeconfig).toBe("[secret]");
     },
     STEP,
   );
@@ -160,6 +246,191 @@ describe("a YAML program on the native plugin", () => {
       await project.destroy();
       await eventually(async () => (await emu.clusters()).length === 0, { timeoutMs: 30_000, what: "no cluster left" });
       expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+/** A YAML program giving every input of its Cluster as a secret, exporting every output and what getCluster finds. */
+function secretsProgram(name: string, infraId: string): string {
+  const outputs = [...CLUSTER_INPUTS, "nodeCount", "status", "connection", "kubeconfig"].map((k) => `  ${k}: \${cluster.${k}}\n`).join("");
+  return `name: native-secrets
+runtime: yaml
+config:
+  workers:
+    type: integer
+    default: 1
+  endpoint:
+    type: string
+  token:
+    type: string
+resources:
+  cluster:
+    type: ${NATIVE_CLUSTER}
+    properties:
+      name:
+        fn::secret: ${name}
+      controlPlanes:
+        fn::secret: 1
+      workers:
+        fn::secret: \${workers}
+      nodeSize:
+        fn::secret: medium
+      phase:
+        fn::secret: onpremise
+      infraId:
+        fn::secret: ${infraId}
+      connection:
+        endpoint:
+          fn::secret: \${endpoint}
+        token:
+          fn::secret: \${token}
+variables:
+  found:
+    fn::invoke:
+      function: cms:index:getCluster
+      arguments:
+        id: \${cluster.id}
+        connection:
+          endpoint:
+            fn::secret: \${endpoint}
+          token:
+            fn::secret: \${token}
+outputs:
+  id: \${cluster.id}
+  foundName: \${found.name}
+  foundInfraId: \${found.infraId}
+${outputs}`;
+}
+
+describe("a YAML program giving every input as a secret", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+  const name = `secret-name-${randomBytes(4).toString("hex")}`;
+  const infraId = `secret-infra-${randomBytes(4).toString("hex")}`;
+  /** The values given as secrets that a search can tell apart (numbers and sizes are checked in the state's shape). */
+  let plain: string[];
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    plain = [name, infraId, emu.url, emu.token, "onpremise"];
+    // No provider configuration: the cluster's own connection, given as secrets, is the only way to the service.
+    project = await createNativeProject({
+      name: "native-secrets",
+      files: { "Pulumi.yaml": secretsProgram(name, infraId) },
+      secretConfig: { endpoint: emu.url, token: emu.token },
+    });
+  }, STEP);
+
+  afterAll(() => teardown([project], emu), STEP);
+
+  it(
+    "shows none of them in the preview or the up, stores each encrypted, and outputs each as [secret]",
+    async () => {
+      const preview = await project.preview();
+      expect(shown(preview.output, plain)).toEqual([]);
+      const up = await project.up();
+      expect(shown(up.output, plain)).toEqual([]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+      const out = await project.outputs();
+      for (const k of [...CLUSTER_INPUTS, "nodeCount", "kubeconfig", "foundName", "foundInfraId"]) expect(out[k], k).toBe("[secret]");
+      expect(out.status).toBe("running");
+      // The values themselves reached the service.
+      expect(await emu.clusters()).toMatchObject([
+        { id: out.id, name, infra_id: infraId, phase: "onpremise", node_size: "medium", workers: 1 },
+      ]);
+    },
+    STEP,
+  );
+
+  it(
+    "keeps them secret through a scale in place, its preview's diff too",
+    async () => {
+      await project.setConfig("workers", 2);
+      const preview = await project.preview(["--diff"]);
+      expect(preview.output).toMatch(/workers/);
+      expect(shown(preview.output, plain)).toEqual([]);
+      const up = await project.up();
+      expect(clusterSteps(up)).toEqual(["update"]);
+      expect(shown(up.output, plain)).toEqual([]);
+      expect((await emu.clusters()).map((c) => c.workers)).toEqual([2]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+    },
+    STEP,
+  );
+
+  it(
+    "keeps them secret through a refresh, which records a scale made in the console",
+    async () => {
+      const [cluster] = await emu.clusters();
+      await emu.control.scale(cluster.id, 3);
+      await emu.waitForCluster(cluster.id, (c) => c?.status === "running" && c.workers === 3);
+      const refresh = await project.refresh();
+      expect(shown(refresh.output, plain)).toEqual([]);
+      expect(await secretBreaches(project, plain)).toEqual([]);
+      const state = await revealedCluster(project);
+      expect([state.outputs.workers, state.inputs.workers, state.outputs.nodeCount]).toEqual([3, 3, 4]);
+      // The program still says 2: the next up scales back.
+      const preview = await project.preview(["--diff"]);
+      expect(clusterSteps(preview)).toEqual(["update"]);
+      expect(shown(preview.output, plain)).toEqual([]);
+    },
+    STEP,
+  );
+});
+
+describe("a YAML program's up interrupted with Ctrl-C", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+  let pid: number | undefined;
+
+  beforeAll(async () => {
+    // Provisioning far longer than the cancelled up should last.
+    emu = await startLifecycleEmulator({ provisionSeconds: 30 });
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram() },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(async () => {
+    if (pid !== undefined) killTree(pid);
+    await teardown([project], emu);
+  }, STEP);
+
+  it(
+    "ends the create's wait, keeps the cluster in the stack, and the next up finishes it: no orphan, no second cluster",
+    async () => {
+      const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
+      let finished = false;
+      void run.then(() => (finished = true));
+      await eventually(async () => finished || (await emu.clusters()).length > 0, {
+        timeoutMs: 120_000,
+        intervalMs: 25,
+        what: "the create's POST",
+      });
+      expect(finished, "the up ended before its cluster was created").toBe(false);
+      // What Ctrl-C in a terminal sends the CLI (its plugins run in their own process groups).
+      process.kill(pid as number, "SIGINT");
+      const cancelled = await run;
+      pid = undefined;
+      expect(cancelled.code).not.toBe(0);
+      expect(cancelled.output).toContain("was cancelled (Ctrl-C)");
+      // Ended by the cancel, not by the end of provisioning.
+      const [cluster] = await emu.clusters();
+      expect(cluster.status).toBe("provisioning");
+      const { state, resources } = await project.exportStack();
+      expect(state.deployment.pending_operations ?? []).toEqual([]);
+      const kept = resources.filter((r) => r.type === NATIVE_CLUSTER);
+      expect(kept.map((r) => r.id)).toEqual([cluster.id]);
+      expect(kept[0].initErrors?.join("\n")).toContain("cancelled");
+
+      const next = await project.up();
+      expect(clusterSteps(next)).toEqual(["update"]);
+      expect((await emu.clusters()).map((c) => [c.id, c.status])).toEqual([[cluster.id, "running"]]);
+      expect((await project.outputs()).id).toBe(cluster.id);
     },
     STEP,
   );
@@ -325,38 +596,76 @@ describe("a YAML program's create killed with the CLI", () => {
   );
 });
 
-describe("the README's YAML program", () => {
-  let emu: LifecycleEmulator;
+describe("the README's YAML program, against the emulator the README starts", () => {
   let project: PulumiProject;
+  let work: string;
+  let emulatorBin: string;
 
   beforeAll(async () => {
-    emu = await startLifecycleEmulator();
-    const [program] = codeBlocks(fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"), ["yaml"]);
+    const [program] = codeBlocks(README, ["yaml"]);
     // Where npm put the plugin here, in place of the README's example directory.
     const here = program.replace(/path: \/usr\/local\/bin\b/, `path: ${await nativePluginBin()}`);
     expect(here).not.toBe(program);
+    // The README's block makes the stack: the driver's own is another.
     project = await createNativeProject({
       name: "clusters",
+      stack: "driver",
       files: { "Pulumi.yaml": here },
-      config: emu.stackConfig(),
-      secretConfig: emu.secretConfig(),
       // As on a user's machine: nothing stops the CLI from looking for plugins online but the program.
       env: { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "" },
     });
+    // `npm install -g @pulumi-cms/emulator`, from its tarball, into a prefix of its own.
+    work = workDir("yaml-emulator");
+    await installProject(work, { dependencies: { "@pulumi-cms/emulator": `file:${packTarball(work, EMULATOR_PACKAGE)}` } }, process.env, [
+      "--ignore-scripts",
+    ]);
+    emulatorBin = path.join(work, "node_modules", ".bin");
   }, STEP);
 
-  afterAll(() => teardown([project], emu), STEP);
+  afterAll(async () => {
+    const pidFile = path.join(project?.dir ?? "", "emulator.pid");
+    if (project && fs.existsSync(pidFile)) {
+      try {
+        process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM");
+      } catch {
+        // gone
+      }
+    }
+    await project?.dispose();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  }, STEP);
 
   it(
-    "runs as written against the emulator, its plugin found where the program says",
+    "runs as written, the emulator from PATH and the plugin where the program says; the clean-up deletes the cluster and stops the emulator",
     async () => {
-      const up = await project.up();
-      expect(up.output).not.toMatch(/from \$PATH|downloading/);
-      const out = await project.outputs();
-      expect(out.status).toBe("running");
-      expect((await emu.clusters()).map((c) => c.name)).toEqual([out.name]);
-      await project.destroy();
-      expect(await emu.clusters()).toEqual([]);
+      const [block] = codeBlocks(README, ["bash"]).filter((b) => b.includes("npm install -g @pulumi-cms/emulator"));
+      const cleanUp = /`(pulumi destroy --yes)`, then `(kill "\$\(cat emulator\.pid\)")`, clean up\./.exec(README);
+      expect(cleanUp).not.toBeNull();
+      // The changes to the text: the emulator is installed already (above), on a free port in place of 8787.
+      const port = await freePort();
+      const script = [
+        // Not the README's: the emulator, which shares the shell's stderr, stops whatever happens.
+        `trap 'if [ -f emulator.pid ]; then kill "$(cat emulator.pid)" 2>/dev/null || true; fi' EXIT`,
+        block
+          .replace("npm install -g @pulumi-cms/emulator\n", "")
+          .replace("--token offline-token", `--port ${port} --token offline-token`)
+          .replace("http://127.0.0.1:8787", `http://127.0.0.1:${port}`),
+        "echo __outputs__; pulumi stack output --json; echo __end__",
+        cleanUp![1],
+        cleanUp![2],
+      ].join("\n");
+      const { stdout, stderr } = await execFileP("bash", ["-eu", "-c", script], {
+        cwd: project.dir,
+        env: project.cliEnv({ PATH: [emulatorBin, project.env.PATH].join(path.delimiter) }),
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const output = stdout + stderr;
+      expect(output).not.toMatch(/from \$PATH|downloading/);
+      expect(output).toMatch(/\+\s+cms:index:Cluster\s+cluster\s+created/);
+      const outputs = JSON.parse(stdout.slice(stdout.indexOf("__outputs__") + 11, stdout.indexOf("__end__")));
+      expect(outputs).toMatchObject({ status: "running", name: expect.stringMatching(/^cluster-[0-9a-z]{7}$/), kubeconfig: "[secret]" });
+      expect(output).toMatch(/-\s+cms:index:Cluster\s+cluster\s+deleted/);
+      expect(await stillAnswering(`http://127.0.0.1:${port}/v1/clusters`)).toBe(false);
     },
     STEP,
   );

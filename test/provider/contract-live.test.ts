@@ -122,6 +122,23 @@ describe("an answer that breaks the contract fails the create at once and reache
   });
 });
 
+describe("a kubeconfig answer that is no kubeconfig", () => {
+  it("6. a 200 HTML page as the kubeconfig fails the create naming it, and the page is recorded nowhere", async () => {
+    const page = "<!doctype html>\n<html><body>Please sign in</body></html>\n";
+    const { svc, clock } = await serve((kind) =>
+      kind === "kubeconfig" ? { status: 200, body: page, headers: { "content-type": "text/html" } } : undefined,
+    );
+    const { error, waited } = await createWithin1m(clock);
+    expect(error).toBeInstanceOf(ClusterInitError);
+    expect(error.id).toBe(svc.id);
+    expect(error.message).toContain(
+      `CMS API GET /v1/clusters/${svc.id}/kubeconfig answered 200 with a body that is not a kubeconfig ("<!doctype html>`,
+    );
+    expect(JSON.stringify(error.properties)).not.toContain("sign in");
+    expectContained(svc, error, waited);
+  });
+});
+
 describe("every wait within the operation's time, polls included", () => {
   it("5'. every answer says the window is spent until 50 minutes from now: the create with a 1-minute timeout ends at the minute, naming the hold", async () => {
     const { svc, clock } = await serve((_kind, good) => ({ ...good, headers: farReset() }), Number.POSITIVE_INFINITY);

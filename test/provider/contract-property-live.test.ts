@@ -1,10 +1,13 @@
 /**
  * Property: whatever single breach of the wire contract a service on loopback makes, in whichever
- * answer, under whatever rate-limit headers, the client's calls and the provider's create
+ * answer, with whichever status (any success for the client's calls; any status at all for the
+ * provider's create) and under whatever headers (rate limits, `Retry-After`, content type), the
+ * client's calls and the provider's create
  * - wait no longer than their deadline (virtual time, exact),
  * - request and record no id outside its shape,
  * - show the token in no message,
- * - fail, when they fail, with one of the package's errors naming the request (`/v1/clusters…`).
+ * - fail, when they fail, with one of the package's errors naming the request (`/v1/clusters…`) or,
+ *   for an answer that means something else (a 404), the cluster.
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -48,10 +51,35 @@ const rateHeaders = fc.option(
   { nil: undefined },
 );
 
+/** The headers of the broken answer: rate limits as above, a `Retry-After` or none, any content type or none. */
+const brokenHeaders = fc
+  .record({
+    rate: rateHeaders,
+    retryAfter: fc.option(fc.constantFrom("0", "2", "3600", "-1", "Wed, 21 Oct 2099 07:28:00 GMT", "soon"), { nil: undefined }),
+    contentType: fc.option(fc.constantFrom("application/json", "text/html; charset=utf-8", "text/plain", "application/octet-stream", ""), {
+      nil: undefined,
+    }),
+  })
+  .map(({ rate, retryAfter, contentType }) => ({
+    ...rate,
+    ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
+    ...(contentType === undefined ? {} : { "content-type": contentType }),
+  }));
+
+/** A success status the service might answer instead of the documented one (all read alike). */
+const successStatus = fc.constantFrom(undefined, 200, 201, 202, 203);
+/** Any status: successes, the client's errors, throttling, the server's errors. */
+const anyStatus = fc.constantFrom(undefined, 200, 201, 202, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503);
+
 interface Script {
   kind: AnswerKind;
   nth: number;
   violation: Violation;
+  /** The broken answer's status; undefined: the good answer's. */
+  status: number | undefined;
+  /** On the broken answer. */
+  brokenHeaders: Record<string, string>;
+  /** On every answer. */
   headers: Record<string, string> | undefined;
 }
 
@@ -59,8 +87,9 @@ interface Script {
 function replyOf(script: Script) {
   return (kind: AnswerKind, good: Reply, count: number): Reply => {
     const asked = kind === "get" || kind === "patch" || kind === "node" || kind === "nodes";
-    const reply = kind === script.kind && count === script.nth ? violate(good, script.violation, asked) : good;
-    return { ...reply, headers: { ...reply.headers, ...script.headers } };
+    if (kind !== script.kind || count !== script.nth) return { ...good, headers: { ...good.headers, ...script.headers } };
+    const reply = violate(good, script.violation, asked);
+    return { ...reply, status: script.status ?? reply.status, headers: { ...reply.headers, ...script.headers, ...script.brokenHeaders } };
   };
 }
 
@@ -69,7 +98,9 @@ function expectNothingEscaped(s: BreakingService, error: unknown, waited: number
   for (const request of s.requests) expect(request.split(" ")[1].split("?")[0]).toMatch(WELL_SHAPED_PATH);
   if (error === undefined) return;
   expect(error).toBeInstanceOf(CmsError);
-  expect((error as Error).message).toMatch(/\/v1\/clusters/);
+  // A broken answer names its request; an answer that means something (a 404: the cluster is
+  // gone) may name the cluster instead.
+  expect((error as Error).message).toMatch(new RegExp(`/v1/clusters|${s.id}`));
   expect(everyFace(error)).not.toContain(SERVICE_TOKEN);
 }
 
@@ -88,39 +119,46 @@ const CALLS: Record<string, { kind: AnswerKind; call: (c: CmsClient, id: string)
 describe("random breaches of the contract", () => {
   it("every client call refuses the broken answer, within its deadline, naming the request and never the token", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(CALLS)), violations(SERVICE_TOKEN), rateHeaders, async (name, violation, headers) => {
-        const { kind, call } = CALLS[name];
-        svc = await breakingService(replyOf({ kind, nth: 1, violation, headers }));
-        const s = svc;
-        // Every call but the create needs the cluster to exist, which a well-behaved create makes.
-        const setup = createClient({ endpoint: s.url, token: s.token, limiter: false });
-        if (kind !== "create") await setup.createCluster({ name: "web", control_planes: 1, workers: 1, node_size: "small" });
-        s.requests.length = 0;
-        const clock = new ManualClock(Date.now());
-        const client = createClient({
-          endpoint: s.url,
-          token: s.token,
-          clock,
-          limiter: new RateLimiter({ clock }),
-          deadlineMs: DEADLINE_MS,
-          deadlineName: "create timeout",
-          minRetryDelayMs: 10,
-          maxRetryDelayMs: 100,
-        });
-        const start = clock.now();
-        let error: unknown;
-        try {
-          await call(client, s.id);
-        } catch (e) {
-          error = e;
-        }
-        expect(error).toBeInstanceOf(ContractError);
-        expect((error as ContractError).retryAfterMs).toBeUndefined();
-        // Never retried: one request, the broken answer's.
-        expect(s.requests).toHaveLength(1);
-        expectNothingEscaped(s, error, clock.now() - start);
-        await s.close();
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(CALLS)),
+        violations(SERVICE_TOKEN),
+        successStatus,
+        brokenHeaders,
+        rateHeaders,
+        async (name, violation, status, broken, headers) => {
+          const { kind, call } = CALLS[name];
+          svc = await breakingService(replyOf({ kind, nth: 1, violation, status, brokenHeaders: broken, headers }));
+          const s = svc;
+          // Every call but the create needs the cluster to exist, which a well-behaved create makes.
+          const setup = createClient({ endpoint: s.url, token: s.token, limiter: false });
+          if (kind !== "create") await setup.createCluster({ name: "web", control_planes: 1, workers: 1, node_size: "small" });
+          s.requests.length = 0;
+          const clock = new ManualClock(Date.now());
+          const client = createClient({
+            endpoint: s.url,
+            token: s.token,
+            clock,
+            limiter: new RateLimiter({ clock }),
+            deadlineMs: DEADLINE_MS,
+            deadlineName: "create timeout",
+            minRetryDelayMs: 10,
+            maxRetryDelayMs: 100,
+          });
+          const start = clock.now();
+          let error: unknown;
+          try {
+            await call(client, s.id);
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toBeInstanceOf(ContractError);
+          expect((error as ContractError).retryAfterMs).toBeUndefined();
+          // Never retried: one request, the broken answer's.
+          expect(s.requests).toHaveLength(1);
+          expectNothingEscaped(s, error, clock.now() - start);
+          await s.close();
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -130,6 +168,8 @@ describe("random breaches of the contract", () => {
       kind: fc.constantFrom<AnswerKind>("create", "get", "nodes", "kubeconfig"),
       nth: fc.integer({ min: 1, max: 2 }),
       violation: violations(SERVICE_TOKEN),
+      status: anyStatus,
+      brokenHeaders,
       headers: rateHeaders,
     });
     await fc.assert(

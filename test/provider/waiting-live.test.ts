@@ -154,4 +154,34 @@ describe("adaptive waiting (virtual time, real HTTP)", () => {
     expect(err).toMatchObject({ reason: "timeout", cluster: { status: "provisioning" } });
     expect(err.message).toBe(`timed out after 30s waiting for cluster ${summary.id} to become running (last status "provisioning")`);
   });
+  it("a cancelled wait ends at once, names the cluster and the status it last saw; one cancelled before it starts does not poll", async () => {
+    const client = createClient({ endpoint: emu.url, token: emu.token });
+    const summary = await client.createCluster({ name: "cancelled", control_planes: 1, workers: 1, node_size: "small" });
+    const cancel = new AbortController();
+    let lines = 0;
+    const wait = waitForCluster({
+      client,
+      id: summary.id,
+      target: "running",
+      timeoutMs: 1_800_000,
+      clock: time.clock,
+      cancelled: cancel.signal,
+      onProgress: () => {
+        lines += 1;
+        if (lines === 2) cancel.abort();
+      },
+    });
+    const err = await rejection(wait);
+    expect(err).toBeInstanceOf(WaitError);
+    expect(err).toMatchObject({ reason: "cancelled", code: "wait_cancelled", cluster: { status: "provisioning" } });
+    expect(err.message).toContain(`the wait for cluster ${summary.id} to become running was cancelled`);
+    expect(lines).toBe(2);
+
+    const polls = (await emu.control.requestCounts())["GET /v1/clusters/:cluster_id"];
+    const already = await rejection(
+      waitForCluster({ client, id: summary.id, target: "gone", timeoutMs: 60_000, clock: time.clock, cancelled: cancel.signal }),
+    );
+    expect(already).toMatchObject({ reason: "cancelled" });
+    expect((await emu.control.requestCounts())["GET /v1/clusters/:cluster_id"]).toBe(polls);
+  });
 });

@@ -7,6 +7,7 @@ import * as rpc from "@pulumi/pulumi/runtime/rpc";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Cluster } from "../../src/resources";
 import { CLUSTER_TYPE, SEED_TYPE } from "../../src/resources/type-token";
+import { CLUSTER_FIELDS, type ClusterField, clusterFieldsWhere } from "../../src/shared/cluster-fields";
 import { outputValue } from "../support/outputs";
 
 interface Registered {
@@ -119,6 +120,17 @@ describe("Cluster", () => {
     expect(await outputValue(c.kubeconfig)).toContain("apiVersion");
     expect(Cluster.isInstance(c)).toBe(true);
     expect(Cluster.isInstance({})).toBe(false);
+  });
+
+  it("has an Output for every output of shared/cluster-fields.ts but the connection, secret where the field is", async () => {
+    const c = new Cluster("every", { name: "every", controlPlanes: 1, workers: 1, nodeSize: "small" });
+    // The connection is kept from the program: it holds the token.
+    const outputs = clusterFieldsWhere((f) => f.output !== undefined).filter((k) => k !== "connection");
+    for (const key of outputs) {
+      const output = (c as unknown as Record<string, unknown>)[key];
+      expect(pulumi.Output.isInstance(output), key).toBe(true);
+      expect(await pulumi.isSecret(output as pulumi.Output<unknown>), key).toBe((CLUSTER_FIELDS[key] as ClusterField).secret === true);
+    }
   });
 
   it("turns the import option into the hidden __import input (the engine's import cannot load a dynamic provider)", async () => {

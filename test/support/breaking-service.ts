@@ -26,6 +26,27 @@ export const SERVICE_TOKEN = "tok_breaking_service_0123456789";
 const ID = "cls_00000000000000aa";
 const NODE = "node_00000000000000b1";
 
+/** The kubeconfig the service answers: the least the contract takes (a cluster with a server, a user, a context). */
+export const KUBECONFIG = [
+  "apiVersion: v1",
+  "kind: Config",
+  "clusters:",
+  "  - name: web",
+  "    cluster:",
+  "      server: https://10.0.0.1:6443",
+  "users:",
+  "  - name: web-admin",
+  "    user:",
+  "      token: kube-token-of-web",
+  "contexts:",
+  "  - name: admin@web",
+  "    context:",
+  "      cluster: web",
+  "      user: web-admin",
+  "current-context: admin@web",
+  "",
+].join("\n");
+
 /**
  * @param reply replaces a good answer: return the reply to send instead, or undefined to send it
  * @param runningAfter how many GETs of the cluster answer `provisioning` before `running`
@@ -87,7 +108,7 @@ export async function breakingService(
     }
     if (kind === "nodes") return { status: 200, body: { items: [node], total: 1 } };
     if (kind === "node") return { status: 200, body: node };
-    if (kind === "kubeconfig") return { status: 200, body: "apiVersion: v1\nkind: Config\nclusters: []\n" };
+    if (kind === "kubeconfig") return { status: 200, body: KUBECONFIG };
     if (kind === "delete") {
       created = undefined;
       return { status: 204, body: "" };

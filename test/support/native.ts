@@ -1,24 +1,31 @@
 /**
  * The native plugin as users get it, for the tests of its face: `npm pack` of this checkout,
  * installed with npm into a fresh prefix (so `pulumi-resource-cms` is the package's `bin`, as
- * after `npm install -g pulumi-cms`), and projects in any language that find it on PATH.
+ * after `npm install -g pulumi-cms`), and projects in any language that find it on PATH; or
+ * installed into a Node.js project, whose Pulumi.yaml names the plugin's directory.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { PINNED_PULUMI_VERSION } from "../lifecycle/harness.mjs";
-import { installProject, packTarball, workDir } from "./packages";
+import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, packTarball, workDir } from "./packages";
 
 let installed: Promise<string> | undefined;
+let packed: string | undefined;
+
+/** `npm pack` of this checkout, once per test file. */
+function tarball(): string {
+  packed ??= packTarball(workDir("native-tarball"));
+  return packed;
+}
 
 /** The `.bin` directory of the provider installed from its tarball; once per test file. */
 export function nativePluginBin(): Promise<string> {
   installed ??= (async () => {
     const dir = workDir("native-plugin");
-    const tarball = packTarball(dir);
     await installProject(
       path.join(dir, "install"),
-      { dependencies: { "pulumi-cms": `file:${tarball}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION } },
+      { dependencies: { "pulumi-cms": `file:${tarball()}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION } },
       process.env,
       ["--ignore-scripts", "--omit=peer"],
     );
@@ -62,10 +69,112 @@ export async function createNativeProject(opts: NativeProjectOptions): Promise<P
   return project;
 }
 
+/**
+ * A Node.js project (TypeScript, type-checked by ts-node with the project's own `typescript`, as
+ * `pulumi new typescript` makes them) with the package installed from its tarball into its own
+ * node_modules, and a Pulumi.yaml naming that install's `node_modules/.bin` as the `cms`
+ * plugin's directory, as the README tells. Nothing of the plugin is on PATH.
+ */
+export async function createNodeNativeProject(opts: NativeProjectOptions & { program: string }): Promise<PulumiProject> {
+  const dev = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).devDependencies as Record<string, string>;
+  const workspace = await makeWorkspace("pulumi-cms-native-node-");
+  await installProject(
+    workspace.project,
+    {
+      name: opts.name,
+      main: "index.ts",
+      dependencies: { "pulumi-cms": `file:${tarball()}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION },
+      devDependencies: { typescript: dev.typescript, "@types/node": dev["@types/node"] },
+    },
+    process.env,
+    ["--ignore-scripts"],
+  );
+  const files = {
+    "Pulumi.yaml": `name: ${opts.name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: cms\n      path: node_modules/.bin\n`,
+    "tsconfig.json": `${JSON.stringify({ compilerOptions: PULUMI_TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] }, null, 2)}\n`,
+    "index.ts": opts.program,
+    ...opts.files,
+  };
+  for (const [rel, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace.project, rel), text);
+  const project = await openProject({
+    workspace,
+    name: opts.name,
+    stack: opts.stack ?? "dev",
+    passphrase: "native-test-passphrase",
+    env: opts.env ?? {},
+    echo: process.env.CMS_LIFECYCLE_ECHO === "1",
+  });
+  await project.setConfigs(opts.config ?? {}, opts.secretConfig ?? {});
+  return project;
+}
+
 /** The native plugin's resource type. */
 export const NATIVE_CLUSTER = "cms:index:Cluster";
 
 /** The engine's step ops of the native Clusters in a run, in order (`update`, `create-replacement`, ...). */
 export function clusterSteps(run: { steps: Array<{ kind: string; op: string; type: string }> }): string[] {
   return run.steps.filter((s) => s.kind === "outputs" && s.type === NATIVE_CLUSTER).map((s) => s.op);
+}
+
+/** The Cluster's inputs a program can give, each as a secret in the secrets tests; `connection.*` too. */
+export const CLUSTER_INPUTS = ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"] as const;
+
+/** True when `bag` holds the value at `path` encrypted (`ciphertext`), itself or inside an encrypted parent. */
+function encryptedAt(bag: unknown, path: readonly string[]): boolean {
+  let at = bag as Record<string, unknown> | undefined;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return false;
+    if ("ciphertext" in at) return true;
+    at = at[key] as Record<string, unknown> | undefined;
+  }
+  return at !== null && typeof at === "object" && "ciphertext" in at;
+}
+
+/**
+ * What breaks "every input given as a secret stays secret" in a stack of one native Cluster: each
+ * of `plain` (the values given) found in `pulumi stack export` or in `pulumi stack output --json`
+ * (without `--show-secrets`), and each input, `connection.*` and the outputs computed from them
+ * (`nodeCount`) stored without encryption. Empty when all is well.
+ */
+export async function secretBreaches(project: PulumiProject, plain: readonly string[]): Promise<string[]> {
+  const breaches: string[] = [];
+  const { text, resources } = await project.exportStack();
+  const outputs = JSON.stringify(await project.outputs());
+  for (const value of plain) {
+    if (text.includes(value)) breaches.push(`pulumi stack export shows ${value}`);
+    if (outputs.includes(value)) breaches.push(`pulumi stack output shows ${value}`);
+  }
+  const clusters = resources.filter((r) => r.type === NATIVE_CLUSTER);
+  if (clusters.length !== 1) breaches.push(`${clusters.length} clusters in the state, not 1`);
+  for (const cluster of clusters) {
+    const paths = [...CLUSTER_INPUTS.map((k) => [k]), ["connection", "endpoint"], ["connection", "token"]];
+    for (const p of paths) if (!encryptedAt(cluster.inputs, p)) breaches.push(`inputs.${p.join(".")} is not encrypted`);
+    for (const p of [...paths, ["nodeCount"], ["kubeconfig"]]) {
+      if (!encryptedAt(cluster.outputs, p)) breaches.push(`outputs.${p.join(".")} is not encrypted`);
+    }
+  }
+  return breaches;
+}
+
+/** Each of `plain` that `text` (a command's output) shows. */
+export function shown(text: string, plain: readonly string[]): string[] {
+  return plain.filter((v) => text.includes(v));
+}
+
+/** A value of `pulumi stack export --show-secrets`, its secrets decoded (they show as `{ <signature>, plaintext: <JSON> }`). */
+function decoded(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decoded);
+  if (value === null || typeof value !== "object") return value;
+  const bag = value as Record<string, unknown>;
+  if (typeof bag.plaintext === "string") return decoded(JSON.parse(bag.plaintext));
+  return Object.fromEntries(Object.entries(bag).map(([k, v]) => [k, decoded(v)]));
+}
+
+/** The stack's one native Cluster as `pulumi stack export --show-secrets` shows it, secrets decoded. */
+export async function revealedCluster(
+  project: PulumiProject,
+): Promise<{ inputs: Record<string, unknown>; outputs: Record<string, unknown> }> {
+  const state = JSON.parse((await project.run(["stack", "export", "--show-secrets", "--stack", project.stack])).stdout);
+  const cluster = state.deployment.resources.find((r: { type: string }) => r.type === NATIVE_CLUSTER);
+  return { inputs: decoded(cluster.inputs) as Record<string, unknown>, outputs: decoded(cluster.outputs) as Record<string, unknown> };
 }

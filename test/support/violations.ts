@@ -50,8 +50,7 @@ export function violations(token: string): fc.Arbitrary<Violation> {
  * about an id the request named (a GET, PATCH or node), so another valid id breaks it too.
  */
 export function violate(good: Reply, v: Violation, asked: boolean): Reply {
-  // The kubeconfig is text: the one way to break it is to send none.
-  if (typeof good.body === "string") return { ...good, body: "" };
+  if (typeof good.body === "string") return { ...good, body: brokenKubeconfig(good.body, v) };
   if (v.kind === "notJson") return { ...good, body: v.text };
   if (v.kind === "notObject") return { ...good, body: v.value };
   const body = structuredClone(good.body) as Record<string, unknown>;
@@ -73,6 +72,26 @@ export function violate(good: Reply, v: Violation, asked: boolean): Reply {
   if (v.kind === "missing") delete target[field];
   else target[field] = wrongFor(target[field], v.value);
   return { ...good, body };
+}
+
+/**
+ * The kubeconfig `good` broken by `v`: an HTML page or none for a body that is not JSON, a YAML
+ * list or scalar for one that is not an object, a line of it removed, or a server that is no URL.
+ */
+function brokenKubeconfig(good: string, v: Violation): string {
+  const lines = good.split("\n");
+  if (v.kind === "notJson") return v.text.length % 2 === 0 ? `<!doctype html>\n<html><body>${v.text}</body></html>\n` : "";
+  if (v.kind === "notObject") return `- ${JSON.stringify(v.value)}\n`;
+  if (v.kind === "missing") {
+    // One of the lines the contract needs: a list's header, a name, the server, a context's cluster or user.
+    const needed = lines
+      .map((line, i) => [line, i] as const)
+      .filter(([line]) => /^(clusters|users|contexts):|name:|server:|cluster: |user: /.test(line.trim()));
+    const [, at] = needed[v.pick % needed.length];
+    return lines.filter((_, i) => i !== at).join("\n");
+  }
+  const server = typeof (v as { value?: unknown }).value === "string" ? (v as { value: string }).value : "10.0.0.1:6443";
+  return good.replace(/server: .*/, `server: ${JSON.stringify(/^https?:\/\/[^\s/?#@]/.test(server) ? `ftp://${server}` : server)}`);
 }
 
 /** `value`, unless it has the type of `was` (a string for a string, a count for a count). */

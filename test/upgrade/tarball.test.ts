@@ -63,6 +63,10 @@ describe("the package tarball", () => {
     "dist/kubernetes/cli.js",
     // The native plugin, the `pulumi-resource-cms` bin (test/native runs it from this tarball).
     "dist/hosts/native/main.js",
+    // `pulumi-cms/native`, the generated Node.js SDK, and the version its getVersion() reads.
+    "dist/native/index.js",
+    "dist/native/index.d.ts",
+    "dist/native/package.json",
     // The state contract: the entry every stack's serialized provider loads.
     "dist/provider/cluster-provider.js",
   ])("holds %s", (file) => {

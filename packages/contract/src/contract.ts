@@ -163,3 +163,42 @@ export const nodeListSchema = {
   required: ["items"],
   properties: { items: { type: "array", items: nodeSchema }, total: count },
 };
+
+// ---------------------------------------------------------------------------------- kubeconfig
+
+/** A kubeconfig cluster's `server`: an `http://` or `https://` URL with a host. */
+export const KUBECONFIG_SERVER_PATTERN = "^https?://[^\\s/?#@]+";
+
+const named = (member: string, schema: object) => ({
+  type: "object",
+  required: ["name", member],
+  properties: { name: { type: "string", minLength: 1 }, [member]: schema },
+});
+
+/**
+ * `GET /v1/clusters/{id}/kubeconfig`, once its YAML is parsed: at least one cluster with a server
+ * URL, one user and one context naming a cluster and a user. What else a kubeconfig may hold
+ * (the CA, the user's credentials, `current-context`, preferences) is the Kubernetes client's.
+ */
+export const kubeconfigSchema = {
+  type: "object",
+  required: ["clusters", "users", "contexts"],
+  properties: {
+    clusters: {
+      type: "array",
+      minItems: 1,
+      items: named("cluster", {
+        type: "object",
+        required: ["server"],
+        properties: { server: { type: "string", pattern: KUBECONFIG_SERVER_PATTERN } },
+      }),
+    },
+    users: { type: "array", minItems: 1, items: named("user", { type: "object" }) },
+    contexts: {
+      type: "array",
+      minItems: 1,
+      items: named("context", { type: "object", required: ["cluster", "user"], properties: { cluster: text, user: text } }),
+    },
+    "current-context": text,
+  },
+};

@@ -50,12 +50,15 @@ export interface ApiCluster extends ApiClusterSummary {
 /** The largest `per_page` of `GET /v1/clusters` (the spec's bound). */
 export const MAX_PER_PAGE = 100;
 
-/** GET /v1/clusters response. */
+/**
+ * GET /v1/clusters response. The documentation lists `total`, `page` and `per_page`; a reader
+ * copes without them (the answer schema requires only `items`; docs/api-contract.md, Listings).
+ */
 export interface ApiClusterList {
   items: ApiCluster[];
-  total: number;
-  page: number;
-  per_page: number;
+  total?: number;
+  page?: number;
+  per_page?: number;
 }
 
 /** POST /v1/clusters request body. */
@@ -88,8 +91,8 @@ export interface ApiNode {
   created_at: string;
 }
 
-/** GET /v1/clusters/{id}/nodes response. */
+/** GET /v1/clusters/{id}/nodes response; a reader copes without `total`, as the answer schema does. */
 export interface ApiNodeList {
   items: ApiNode[];
-  total: number;
+  total?: number;
 }

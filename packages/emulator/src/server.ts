@@ -313,7 +313,7 @@ export function buildServer(state: EmulatorState, opts: ServerOptions): FastifyI
 
   registerV1Routes(app, state);
   registerControlRoutes(app, state, opts.adminToken, opts.control);
-  if (!state.kubernetes) registerNoKubernetesRoutes(app);
+  registerNoKubernetesRoutes(app, () => state.kubernetes !== undefined);
   return app;
 }
 

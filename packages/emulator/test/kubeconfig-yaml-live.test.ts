@@ -1,8 +1,11 @@
 /**
  * Kubeconfigs of clusters whose valid names look like YAML booleans or numbers still load, in
- * kubectl (a YAML 1.1 reader) and in `yaml` as 1.1 and 1.2, with the name as a string.
+ * kubectl (a YAML 1.1 reader) and in `yaml` as 1.1 and 1.2, with the name as a string, and are
+ * what the wire contract takes for a kubeconfig.
  */
 import { execFileSync } from "node:child_process";
+import { kubeconfigSchema } from "@pulumi-cms/contract";
+import Ajv from "ajv";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../src";
@@ -45,6 +48,11 @@ describe("kubeconfig of a cluster whose name looks like a YAML boolean or number
       expect(doc.contexts[0].context.cluster).toBe(name);
       expect(doc.users[0].name).toBe(`${name}-admin`);
     }
+  });
+
+  it.each(NAMES)("%s: the contract's kubeconfig schema takes it", (name) => {
+    const validate = new Ajv({ strict: true, allowUnionTypes: true }).compile(kubeconfigSchema);
+    expect(validate(parse(texts.get(name)!)), JSON.stringify(validate.errors)).toBe(true);
   });
 
   // Not synchronously: a kubectl may ask the server (this process) for its version first.

@@ -24,7 +24,8 @@ function kubectlUnavailable(): string | undefined {
 
 /** What every answer of the stand-in says: the cause, the fix and where to read about it. */
 const CAUSE = /cluster cls_[0-9a-f]{16} has no Kubernetes API server: cms-emulator was started without --kubernetes/;
-const FIX = /restart it as cms-emulator --kubernetes \(see https:\/\/\S+\/packages\/emulator\/docs\/kubernetes\.md\)/;
+const FIX =
+  /restart it as cms-emulator --kubernetes \(with its --state FILE, if it has one, which keeps its clusters; otherwise they are lost\), then run pulumi up --refresh, .* \(see https:\/\/\S+\/packages\/emulator\/docs\/kubernetes\.md\)/;
 
 describe("the kubeconfig of a cluster without --kubernetes", () => {
   let emu: RunningEmulator;

@@ -9,7 +9,7 @@ import { PACKAGE_VERSION } from "../../client/version";
 import { type ConnectionInputs, dropEmpty, resolveConnection } from "../../connection";
 import { plainTokenRefusal } from "../../connection/plain-token";
 import { diffCluster } from "../../provider/diff";
-import { ClusterInitError } from "../../provider/errors";
+import { ClusterInitError, OperationError } from "../../provider/errors";
 import {
   lookupCluster,
   lookupClusters,
@@ -30,8 +30,20 @@ import { stopExpecting } from "../../provider/shared-poll";
 import { processSettings } from "../../provider/settings";
 import { UNKNOWN } from "../../provider/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
+import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 import { pulumiGrpc } from "../pulumi-grpc";
-import { fromStruct, markSecrets, reveal, secret, withoutPerRequest } from "./properties";
+import { redact } from "../../client/redact";
+import {
+  fromStruct,
+  markSecrets,
+  markValues,
+  type PropertyPath,
+  reveal,
+  secret,
+  secretPaths,
+  secretStrings,
+  withoutPerRequest,
+} from "./properties";
 import { packageSchema } from "./schema";
 
 /** The one resource type this plugin serves. */
@@ -83,22 +95,40 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   const { provider: proto, struct, empty, plugin } = pulumiGrpc();
   const memory = emptyProviderMemory();
   let seed: string | undefined;
+  // Every value the program gave as a secret, for the messages this provider sends back.
+  const seen = new Set<string>();
+  /** The requests' property bags, plain, and where secrets sat in them (remembered for messages). */
+  const inbound = (...structs: Array<{ toJavaScript(): Record<string, unknown> } | undefined>) => {
+    const bags = structs.map(fromStruct);
+    for (const s of secretStrings(...bags)) seen.add(s);
+    return { plain: bags.map((b) => reveal(b) as Record<string, unknown>), paths: secretPaths(...bags) };
+  };
+  const secrets = () => [...(memory.configured.token ? [memory.configured.token] : []), ...seen];
+  // A preview of a stack whose provider is not in the state yet: the seed drawn for it is not the
+  // one `up` records (each run draws its own), so neither is an auto-name derived from it.
+  let seedIsProvisional = false;
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
   );
   const toStruct = (value: Record<string, unknown>) => struct.Struct.fromJavaScript(value);
   const requireCluster = (type: string) => {
-    if (type && type !== CLUSTER_TYPE) throw new Error(`unknown resource type ${type}: this plugin serves ${CLUSTER_TYPE}`);
+    if (type && type !== CLUSTER_TYPE) throw new InvalidArgumentError(`unknown resource type ${type}: this plugin serves ${CLUSTER_TYPE}`);
   };
   const typeOf = (urn: string) => urn.split("::")[2] ?? "";
+  /** After Ctrl-C the engine starts no operation; one already on its way here changes nothing. */
+  const refuseIfCancelled = (what: string) => {
+    if (ctx.cancelled)
+      throw new OperationError(`${what} was not started: the update was cancelled (Ctrl-C); nothing was changed`, "cancelled");
+  };
 
   const handlers: Record<string, Handler> = {
     async getPluginInfo() {
       return new plugin.PluginInfo().setVersion(PACKAGE_VERSION);
     },
     async getSchema(req) {
-      if (req.getVersion() !== 0) throw new Error(`unsupported schema version ${req.getVersion()}`);
+      if (req.getVersion() !== 0)
+        throw new InvalidArgumentError(`unsupported schema version ${req.getVersion()}: this plugin has version 0`);
       return new proto.GetSchemaResponse().setSchema(JSON.stringify(packageSchema(PACKAGE_VERSION)));
     },
     async checkConfig(req) {
@@ -131,10 +161,12 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       // With secrets accepted, a token set without `--secret` arrives plain: Pulumi.<stack>.yaml
       // holds it unencrypted. Refused as the dynamic face refuses it, naming the fix.
       if (req.getArgs() && req.getAcceptsecrets() && typeof args.token === "string" && args.token !== UNKNOWN) {
-        throw new Error(plainTokenRefusal(args.token, "[]"));
+        throw new InvalidArgumentError(plainTokenRefusal(args.token, "[]") ?? "cms:token must be set with --secret");
       }
       memory.configured = configured(args);
       seed = typeof args.__seed === "string" ? args.__seed : undefined;
+      // The engine configures a provider it is only previewing the creation of under the unknown id.
+      seedIsProvisional = typeof req.hasId === "function" && req.hasId() && req.getId() === UNKNOWN;
       return new proto.ConfigureResponse()
         .setAcceptsecrets(true)
         .setSupportspreview(true)
@@ -143,14 +175,21 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     },
     async check(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));
-      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
-      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const {
+        plain: [olds, news],
+        paths,
+      } = inbound(req.getOlds(), req.getNews());
       const result = await check(ctx, olds, { ...news, __urn: req.getUrn(), ...(seed && news.name == null ? { __seed: seed } : {}) });
-      return checkResponse(markSecrets(result.inputs as Record<string, unknown>), result.failures ?? []);
+      // A failure may quote the value it refuses.
+      const failures = (result.failures ?? []).map((f) => ({ ...f, reason: redact(f.reason, secrets()) }));
+      // Only a preview configures a provider under the unknown id, and a preview may return unknowns.
+      if (seedIsProvisional && result.inputs.__autonamed === true) result.inputs.name = UNKNOWN;
+      return checkResponse(markSecrets(result.inputs, paths), failures);
     },
     async diff(req) {
-      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
-      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const {
+        plain: [olds, news],
+      } = inbound(req.getOlds(), req.getNews());
       const d = diffCluster(olds, news);
       if (!d.changes) stopExpecting(req.getUrn());
       const resp = new proto.DiffResponse()
@@ -167,71 +206,98 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     },
     async create(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));
-      const inputs = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      const {
+        plain: [inputs],
+        paths,
+      } = inbound(req.getProperties());
       if (req.getPreview()) {
         stopExpecting(req.getUrn());
-        return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs))));
+        return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs), paths)));
       }
-      const result = await withInitFailure(() => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }));
-      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs)));
+      refuseIfCancelled("creating the cluster");
+      const result = await withInitFailure(
+        () => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }),
+        paths,
+      );
+      return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs, paths)));
     },
     async read(req) {
-      const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
-      const oldInputs = reveal(fromStruct(req.getInputs())) as Record<string, unknown>;
+      // What the state holds secret stays secret in what the read records.
+      const {
+        plain: [props, oldInputs],
+        paths,
+      } = inbound(req.getProperties(), req.getInputs());
       // `pulumi import` reads with no properties at all: the cluster is looked up like `Cluster.get`,
       // so a wrong id fails naming it instead of importing nothing.
       const importing = Object.keys(props).length === 0;
       const result = await read(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...(importing ? { __get: "pulumi import" } : {}) });
       const resp = new proto.ReadResponse().setId(result.id ?? "");
       if (!result.id) return resp;
-      resp.setProperties(toStruct(markSecrets(result.props ?? {})));
+      resp.setProperties(toStruct(markSecrets(result.props ?? {}, paths)));
       // A refresh keeps the program's inputs apart from what it corrects; an import starts from the cluster.
       const inputs = importing
         ? importedInputs(result.inputs ?? {})
         : { ...oldInputs, ...pick(result.inputs ?? {}, ["workers", "nodeSize"]) };
-      resp.setInputs(toStruct(markSecrets(inputs)));
+      resp.setInputs(toStruct(markSecrets(inputs, paths)));
       return resp;
     },
     async update(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));
-      const olds = reveal(fromStruct(req.getOlds())) as Record<string, unknown>;
-      const news = reveal(fromStruct(req.getNews())) as Record<string, unknown>;
+      const {
+        plain: [olds, news],
+        paths,
+      } = inbound(req.getOlds(), req.getNews(), req.getOldInputs());
       if (req.getPreview()) {
         stopExpecting(req.getUrn());
-        return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news })));
+        return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news }, paths)));
       }
-      const result = await withInitFailure(() =>
-        update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
+      refuseIfCancelled(`updating cluster ${req.getId()}`);
+      const result = await withInitFailure(
+        () => update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
+        paths,
       );
-      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs)));
+      return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs, paths)));
     },
     async delete(req) {
-      const props = reveal(fromStruct(req.getProperties())) as Record<string, unknown>;
+      const {
+        plain: [props],
+      } = inbound(req.getProperties());
+      refuseIfCancelled(`deleting cluster ${req.getId()}`);
       await deleteCluster(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...timeouts("delete", req.getTimeout()) });
       return new empty.Empty();
     },
     async invoke(req) {
       const tok = req.getTok();
       const lookup = LOOKUPS[tok];
-      if (!lookup) throw new Error(`unknown function ${tok}: this plugin serves ${Object.keys(LOOKUPS).join(", ")}`);
-      const args = reveal(fromStruct(req.getArgs())) as Record<string, unknown>;
+      if (!lookup) throw new InvalidArgumentError(`unknown function ${tok}: this plugin serves ${Object.keys(LOOKUPS).join(", ")}`);
+      const {
+        plain: [args],
+      } = inbound(req.getArgs());
+      const { connection: _connection, ...keys } = fromStruct(req.getArgs());
       const name = tok.replace(/^cms:index:/, "");
       const call = lookup(args);
       const explicit = dropEmpty((args.connection ?? {}) as ConnectionInputs);
       const connection = resolveConnection({ explicit, config: memory.configured, env: process.env, caller: "function" });
       const result = (await runLookup(name, connection, call)) as Record<string, unknown>;
-      const marked = { ...result };
-      for (const k of SECRET_RESULTS[tok] ?? []) marked[k] = secret(marked[k]);
+      // What a secret argument found is as secret as the argument (a secret id's cluster), and so
+      // is any value a program gave this provider as a secret (the name of a cluster it made).
+      const fromSecret = secretPaths(keys).length > 0;
+      const marked = markValues(result, seen) as Record<string, unknown>;
+      for (const k of Object.keys(marked)) if (fromSecret || SECRET_RESULTS[tok]?.includes(k)) marked[k] = secret(marked[k]);
       return new proto.InvokeResponse().setReturn(toStruct(marked));
     },
     async cancel() {
+      // Ctrl-C: the engine lets the operations under way finish and starts no other. Their waits
+      // end now; a create reports its cluster as not ready (an init failure with its id), so the
+      // stack keeps it and the next `pulumi up` continues from it rather than creating another.
+      ctx.cancel();
       return new empty.Empty();
     },
     async attach() {
       return new empty.Empty();
     },
   };
-  return { handlers, secrets: () => (memory.configured.token ? [memory.configured.token] : []) };
+  return { handlers, secrets };
 
   function checkResponse(inputs: Record<string, unknown>, failures: Array<{ property: string; reason: string }>) {
     const resp = new proto.CheckResponse().setInputs(toStruct(inputs));
@@ -268,16 +334,14 @@ function pick(from: object, keys: string[]): Record<string, unknown> {
 
 /**
  * Run an operation; a cluster that exists but is not ready becomes the engine's "resource
- * initialization failed" (the engine keeps it, with these properties, for the next run).
+ * initialization failed" (`main.ts`; the engine keeps it, with these properties, for the next run).
  */
-async function withInitFailure<T>(op: () => Promise<T>): Promise<T> {
+async function withInitFailure<T>(op: () => Promise<T>, paths: readonly PropertyPath[]): Promise<T> {
   try {
     return await op();
   } catch (e) {
     if (e instanceof ClusterInitError) {
-      throw Object.assign(new Error(e.message), {
-        initFailure: { id: e.id, properties: markSecrets(withoutPerRequest(e.properties)), reasons: e.reasons },
-      });
+      throw new ClusterInitError(e.message, e.id, markSecrets(withoutPerRequest(e.properties), paths), e.reasons);
     }
     throw e;
   }

@@ -5,6 +5,7 @@
  * line of stdout, as every resource plugin does. Progress lines go to the engine's log.
  */
 import { safeMessage } from "../../connection";
+import { ClusterInitError } from "../../provider/errors";
 import { offerHostProgress } from "../../provider/progress";
 import { connectToEngine } from "../engine-progress";
 import { pulumiGrpc } from "../pulumi-grpc";
@@ -16,17 +17,21 @@ export function engineAddressFromArgs(args: readonly string[]): string | undefin
   return addr && /^[\w.\-[\]:]+:\d+$/.test(addr) ? addr : undefined;
 }
 
-/** A gRPC error for `e`: an init failure carries the cluster the engine must keep. */
+/**
+ * A gRPC error for `e`: a {@link ClusterInitError} (its properties as the engine's property
+ * values, `handlers.ts`) is the engine's "resource initialization failed", carrying the cluster
+ * the engine must keep.
+ */
 function grpcError(e: unknown, secrets: string[]) {
   const { grpc, provider, status, any, struct } = pulumiGrpc();
   const message = safeMessage(e, secrets);
   const metadata = new grpc.Metadata();
-  const init = (e as { initFailure?: { id: string; properties: Record<string, unknown>; reasons: string[] } }).initFailure;
+  const init = e instanceof ClusterInitError ? e : undefined;
   if (init) {
     const detail = new provider.ErrorResourceInitFailed()
       .setId(init.id)
       .setProperties(struct.Struct.fromJavaScript(init.properties))
-      .setReasonsList(init.reasons);
+      .setReasonsList(init.reasons.map((r) => safeMessage(r, secrets)));
     const packed = new any.Any();
     packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
     const st = new status.Status().setCode(grpc.status.UNKNOWN).setMessage(message);

@@ -3,8 +3,10 @@
  *
  * The engine marks a secret value as an object carrying a signature key, and an unknown value
  * (a preview's computed input) as a sentinel string. The core takes plain values, unknowns as the
- * sentinel (`provider/unknown.ts`), and never sees a secret wrapper; what goes back to the engine
- * marks the token and the kubeconfig secret whatever came in, so neither is ever stored plain.
+ * sentinel (`provider/unknown.ts`), and never sees a secret wrapper. What goes back to the engine
+ * marks the token and the kubeconfig secret whatever came in, and every value that came in secret
+ * secret again: the plugin tells the engine it accepts secrets, so the engine stores what it gets
+ * back as it is (it restores markers by name only for providers that do not accept them).
  */
 import type { ClusterOutputs } from "../../provider/types";
 
@@ -52,13 +54,92 @@ export function withoutPerRequest(props: object): Record<string, unknown> {
   return out;
 }
 
-/** Mark what must never be stored plain: the connection's token and (in outputs) the kubeconfig. */
-export function markSecrets(props: object): Record<string, unknown> {
+/** A property's path from the top of a bag: `["connection", "token"]`. */
+export type PropertyPath = readonly string[];
+
+/** Outputs computed from inputs under other names: secret when any of their sources is. */
+const DERIVED: Record<string, readonly string[]> = { nodeCount: ["workers", "controlPlanes"] };
+
+/**
+ * Where the engine's secret wrappers sit in `bags` (each a request's properties: the program's
+ * inputs, the old ones, the state): the path of each outermost wrapper, through objects. An array
+ * holding a secret counts as secret whole (its items may come back in another order), and so does
+ * an output computed from a secret input (`DERIVED`).
+ */
+export function secretPaths(...bags: unknown[]): PropertyPath[] {
+  const paths: PropertyPath[] = [];
+  const walk = (value: unknown, at: string[]) => {
+    if (isSecret(value)) paths.push(at);
+    else if (Array.isArray(value)) {
+      if (value.some(containsSecret)) paths.push(at);
+    } else if (value !== null && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) walk(v, [...at, k]);
+    }
+  };
+  for (const bag of bags) if (bag !== null && typeof bag === "object" && !isSecret(bag)) walk(bag, []);
+  for (const [output, sources] of Object.entries(DERIVED)) {
+    if (paths.some((p) => sources.includes(p[0]))) paths.push([output]);
+  }
+  return paths;
+}
+
+/** Every string a secret wrapper in `bags` holds, at any depth: what messages must not show. */
+export function secretStrings(...bags: unknown[]): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, inSecret: boolean) => {
+    if (isSecret(value)) walk(value.value, true);
+    else if (typeof value === "string") {
+      if (inSecret) out.push(value);
+    } else if (value !== null && typeof value === "object") {
+      for (const v of Object.values(value)) walk(v, inSecret);
+    }
+  };
+  for (const bag of bags) walk(bag, false);
+  return out;
+}
+
+/** `value` with every string among `secrets` in it marked secret, at any depth (a lookup's answer holding what a program gave as a secret). */
+export function markValues(value: unknown, secrets: ReadonlySet<string>): unknown {
+  if (typeof value === "string") return secrets.has(value) ? secret(value) : value;
+  if (isSecret(value)) return value;
+  if (Array.isArray(value)) return value.map((v) => markValues(v, secrets));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, markValues(v, secrets)]));
+  }
+  return value;
+}
+
+function containsSecret(value: unknown): boolean {
+  if (isSecret(value)) return true;
+  return value !== null && typeof value === "object" && Object.values(value).some(containsSecret);
+}
+
+/**
+ * Mark what must never be stored plain: the connection's token, the kubeconfig (in outputs), and
+ * the value at each of `paths` (see {@link secretPaths}) where `props` has one. A path that meets a
+ * plain value before its end marks that value whole, as the engine does.
+ */
+export function markSecrets(props: object, paths: readonly PropertyPath[] = []): Record<string, unknown> {
   const out = withoutPerRequest(props);
   const connection = out.connection as ClusterOutputs["connection"] | undefined;
-  if (connection && typeof connection === "object" && connection.token !== undefined) {
+  if (connection && typeof connection === "object" && !isSecret(connection) && connection.token !== undefined) {
     out.connection = { ...connection, token: secret(connection.token) };
   }
   if (out.kubeconfig !== undefined) out.kubeconfig = secret(out.kubeconfig);
+  for (const path of paths) markAt(out, path);
   return out;
+}
+
+/** Mark the value at `path` in `bag` secret, copying the objects on the way rather than changing them. */
+function markAt(bag: Record<string, unknown>, path: PropertyPath): void {
+  const [key, ...rest] = path;
+  if (key === undefined || bag[key] === undefined || isSecret(bag[key])) return;
+  const value = bag[key];
+  if (rest.length > 0 && value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const copy = { ...(value as Record<string, unknown>) };
+    bag[key] = copy;
+    markAt(copy, rest);
+  } else {
+    bag[key] = secret(value);
+  }
 }

@@ -1,10 +1,12 @@
 /**
  * The package schema of the native plugin (`cms`): the Cluster resource, the lookups as functions,
  * and the provider's configuration. YAML programs type-check against it; the Go SDK in `sdk/go`
- * is generated from it (`npm run gen:sdk`). Property names are the dynamic face's, so one program
- * reads the same in either face.
+ * and the Node.js SDK in `sdk/nodejs` (`pulumi-cms/native`) are generated from it
+ * (`npm run gen:sdk`). Property names are the dynamic face's, so one program reads the same in
+ * either face.
  */
 import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
+import { clusterFieldsWhere } from "../../shared/cluster-fields";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra });
 const int = (description: string) => ({ type: "integer", description });
@@ -35,6 +37,10 @@ const CLUSTER_ATTRIBUTES = {
   infraId: str("Target infrastructure."),
 };
 
+/** The outputs always present, and the arguments a program must give (`shared/cluster-fields.ts`). */
+const REQUIRED_OUTPUTS = clusterFieldsWhere((f) => f.output === "required");
+const REQUIRED_INPUTS = clusterFieldsWhere((f) => f.input === "required");
+
 const CLUSTER_INPUTS = {
   name: str(
     "Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the stack, the resource and the engine's random seed. Changing it replaces the cluster.",
@@ -51,7 +57,7 @@ const CLUSTER_INFO = {
   description: "A cluster as the service reports it.",
   type: "object",
   properties: { id: str("Cluster id, `cls_...`."), ...CLUSTER_ATTRIBUTES },
-  required: ["id", "name", "status", "phase", "controlPlanes", "workers", "nodeSize"],
+  required: ["id", ...REQUIRED_OUTPUTS],
 };
 const CLUSTER_INFO_REF = { $ref: "#/types/cms:index:ClusterInfo" };
 const NODE_INFO = {
@@ -113,13 +119,13 @@ export function packageSchema(version: string): Record<string, unknown> {
         description:
           "A Kubernetes cluster of the Cluster Management Service. Created and waited for until `running`; `workers` and `nodeSize` change in place, every other input replaces the cluster. The kubeconfig is a secret.",
         inputProperties: CLUSTER_INPUTS,
-        requiredInputs: ["controlPlanes", "workers", "nodeSize"],
+        requiredInputs: REQUIRED_INPUTS,
         properties: {
           ...CLUSTER_ATTRIBUTES,
           kubeconfig: str("Admin kubeconfig of the cluster (YAML).", { secret: true }),
           connection: CLUSTER_INPUTS.connection,
         },
-        required: ["name", "status", "phase", "controlPlanes", "workers", "nodeSize"],
+        required: REQUIRED_OUTPUTS,
       },
     },
     functions: {
@@ -162,6 +168,13 @@ export function packageSchema(version: string): Record<string, unknown> {
       go: {
         importBasePath: "github.com/pulumi-cms/pulumi-cms/sdk/go/cms",
         generateResourceContainerTypes: true,
+        respectSchemaVersion: true,
+      },
+      // Compiled into the package as `pulumi-cms/native` (tsconfig.native.json); the version
+      // the SDK asks the engine for is the package's own.
+      nodejs: {
+        packageName: "pulumi-cms",
+        packageDescription: "The native face of pulumi-cms: cms:index:Cluster and its functions, served by pulumi-resource-cms.",
         respectSchemaVersion: true,
       },
     },

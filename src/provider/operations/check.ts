@@ -16,7 +16,12 @@ import { expectOperation } from "../shared-poll";
 import { containsUnknown } from "../unknown";
 import type { OperationContext } from "./context";
 
-export async function check(ctx: OperationContext, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<CheckResult> {
+export async function check(ctx: OperationContext, olds: Record<string, unknown>, given: Record<string, unknown>): Promise<CheckResult> {
+  // The Cluster shows the engine the auto-name the state records (resources/cluster.ts); it is
+  // not the user's name: the rules below derive or keep it as if the program left it out.
+  const news = { ...given };
+  if (news.__nameFromState === true) delete news.name;
+  delete news.__nameFromState;
   const urn = typeof news.__urn === "string" ? news.__urn : undefined;
   const inState = olds !== undefined && olds !== null && Object.keys(olds).length > 0;
   if (inState && urn) ctx.stateMemory.remember(urn, olds);

@@ -36,6 +36,8 @@ export class OperationContext {
   /** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
   readonly stateMemory: StateMemory;
   readonly connector: Connector;
+  /** Aborted by {@link OperationContext.cancel}: every wait of this provider ends (see `WaitOptions.cancelled`). */
+  private readonly cancellation = new AbortController();
 
   /**
    * @param memory where the provider keeps the stack configuration `configure` stores and what check saw
@@ -47,6 +49,19 @@ export class OperationContext {
   ) {
     this.stateMemory = new StateMemory(() => memory().inState);
     this.connector = new Connector({ configured: () => memory().configured, settings });
+  }
+
+  /**
+   * The engine's Cancel: every wait of this provider, running or to come, ends at once; the
+   * requests already sent are answered first, so no cluster is created without its id reported.
+   */
+  cancel(): void {
+    this.cancellation.abort();
+  }
+
+  /** True once {@link OperationContext.cancel} was called. */
+  get cancelled(): boolean {
+    return this.cancellation.signal.aborted;
   }
 
   /** The time source of the waits. */
@@ -72,6 +87,7 @@ export class OperationContext {
     const options = {
       ...op,
       ...this.waitSettings(pollClient),
+      cancelled: this.cancellation.signal,
       onProgress: op.onProgress && ((line: string) => op.onProgress?.(line)),
     };
     return {

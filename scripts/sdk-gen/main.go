@@ -1,20 +1,22 @@
-// Command go-sdk writes the Go SDK of a Pulumi package from its schema, with
-// Pulumi's own Go code generator (pkg/v3/codegen/go, the one behind
-// `pulumi package gen-sdk --language go`). Built and run by scripts/gen-go-sdk;
-// see CONTRIBUTING.md, "The Pulumi CLI".
+// Command sdk-gen writes the Go or the Node.js SDK of a Pulumi package from
+// its schema, with Pulumi's own code generators (pkg/v3/codegen/go and
+// pkg/v3/codegen/nodejs, the ones behind `pulumi package gen-sdk --language
+// go|nodejs`). Built and run by scripts/gen-sdk; see CONTRIBUTING.md, "The
+// SDK generator".
 //
-//	go-sdk [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR
+//	sdk-gen -language go|nodejs [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR
 //
 // It runs offline and starts no plugin: `pulumi package gen-sdk` would ask the
-// Go language host for the SDK, and the hosts built here predate that call.
-// The schema must be self-contained (no references to other packages) and
-// name its Go import path in language.go.importBasePath.
+// language host for the SDK, and the hosts built here predate that call. The
+// schema must be self-contained (no references to other packages); for Go it
+// names its import path in language.go.importBasePath.
 //
-// OUTDIR receives the generated files and a go.mod whose
+// For Go, OUTDIR receives the generated files and a go.mod whose
 // github.com/pulumi/pulumi/sdk/v3 requirement is -sdk-version (by default the
 // sdk/v3 this command was built with, the one the generated code is written
-// for). OUTDIR must not exist or be empty: the caller decides what replaces
-// what.
+// for). For Node.js, OUTDIR receives the TypeScript sources with the
+// generator's package.json and tsconfig.json (-sdk-version does not apply).
+// OUTDIR must not exist or be empty: the caller decides what replaces what.
 package main
 
 import (
@@ -31,6 +33,7 @@ import (
 
 	"github.com/blang/semver"
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	nodegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"golang.org/x/mod/modfile"
 	modsemver "golang.org/x/mod/semver"
@@ -50,20 +53,34 @@ func (l noReferences) LoadPackageV2(_ context.Context, d *schema.PackageDescript
 	return l.LoadPackage(d.Name, nil)
 }
 
+func (l noReferences) LoadPackageReference(pkg string, v *semver.Version) (schema.PackageReference, error) {
+	_, err := l.LoadPackage(pkg, v)
+	return nil, err
+}
+
+func (l noReferences) LoadPackageReferenceV2(_ context.Context, d *schema.PackageDescriptor) (schema.PackageReference, error) {
+	return l.LoadPackageReference(d.Name, nil)
+}
+
+// tool names the generator in the generated files' "do not edit" headers.
+const tool = "pulumi-cms scripts/gen-sdk"
+
 func main() {
+	language := flag.String("language", "", "the SDK's language: go or nodejs")
 	sdkVersion := flag.String("sdk-version", linkedSDKVersion(),
-		"the "+sdkModule+" version the generated go.mod requires")
+		"the "+sdkModule+" version the generated go.mod requires (go only)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR\n", os.Args[0])
+		fmt.Fprintf(flag.CommandLine.Output(),
+			"usage: %s -language go|nodejs [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR\n", os.Args[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 2 {
+	if flag.NArg() != 2 || (*language != "go" && *language != "nodejs") {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), *sdkVersion); err != nil {
-		fmt.Fprintf(os.Stderr, "go-sdk: %v\n", err)
+	if err := run(*language, flag.Arg(0), flag.Arg(1), *sdkVersion); err != nil {
+		fmt.Fprintf(os.Stderr, "sdk-gen: %v\n", err)
 		os.Exit(1)
 	}
 }
@@ -80,8 +97,8 @@ func linkedSDKVersion() string {
 	return ""
 }
 
-func run(schemaPath, outDir, sdkVersion string) error {
-	if !modsemver.IsValid(sdkVersion) {
+func run(language, schemaPath, outDir, sdkVersion string) error {
+	if language == "go" && !modsemver.IsValid(sdkVersion) {
 		return fmt.Errorf("-sdk-version must be a module version such as v3.248.0, got %q", sdkVersion)
 	}
 	if entries, err := os.ReadDir(outDir); err == nil && len(entries) > 0 {
@@ -96,30 +113,19 @@ func run(schemaPath, outDir, sdkVersion string) error {
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
 	}
-	var goInfo gogen.GoPackageInfo
-	if langRaw, ok := spec.Language["go"]; ok {
-		if err := json.Unmarshal(langRaw, &goInfo); err != nil {
-			return fmt.Errorf("%s: language.go: %w", schemaPath, err)
-		}
-	}
-	if goInfo.ImportBasePath == "" {
-		return fmt.Errorf("%s: language.go.importBasePath is required (the Go import path of the SDK's root package)", schemaPath)
-	}
-
 	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", schemaPath, err)
 	}
-	files, err := gogen.GeneratePackage("pulumi-cms gen-go-sdk", pkg, nil)
+	var files map[string][]byte
+	if language == "go" {
+		files, err = goFiles(schemaPath, spec, pkg, sdkVersion)
+	} else {
+		files, err = nodegen.GeneratePackage(tool, pkg, nil, nil, false, noReferences{})
+	}
 	if err != nil {
 		return err
 	}
-
-	goMod, err := sdkGoMod(files["go.mod"], goInfo, sdkVersion)
-	if err != nil {
-		return err
-	}
-	files["go.mod"] = goMod
 
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -135,9 +141,32 @@ func run(schemaPath, outDir, sdkVersion string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "go-sdk: wrote %d files of package %s to %s (%s %s)\n",
-		len(names), pkg.Name, outDir, sdkModule, sdkVersion)
+	fmt.Fprintf(os.Stderr, "sdk-gen: wrote %d files of the %s SDK of package %s to %s\n",
+		len(names), language, pkg.Name, outDir)
 	return nil
+}
+
+// goFiles returns the Go SDK's files, with a go.mod requiring sdk/v3 at sdkVersion.
+func goFiles(schemaPath string, spec schema.PackageSpec, pkg *schema.Package, sdkVersion string) (map[string][]byte, error) {
+	var goInfo gogen.GoPackageInfo
+	if langRaw, ok := spec.Language["go"]; ok {
+		if err := json.Unmarshal(langRaw, &goInfo); err != nil {
+			return nil, fmt.Errorf("%s: language.go: %w", schemaPath, err)
+		}
+	}
+	if goInfo.ImportBasePath == "" {
+		return nil, fmt.Errorf("%s: language.go.importBasePath is required (the Go import path of the SDK's root package)", schemaPath)
+	}
+	files, err := gogen.GeneratePackage(tool, pkg, nil)
+	if err != nil {
+		return nil, err
+	}
+	goMod, err := sdkGoMod(files["go.mod"], goInfo, sdkVersion)
+	if err != nil {
+		return nil, err
+	}
+	files["go.mod"] = goMod
+	return files, nil
 }
 
 // sdkGoMod returns the SDK's go.mod: the generator's own when the schema asks

@@ -1,4 +1,4 @@
-module pulumi-cms/go-sdk
+module pulumi-cms/sdk-gen
 
 go 1.25.11
 
