@@ -6,7 +6,7 @@
  * events say and the peak RSS of the dynamic-provider host process it started.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -85,11 +85,19 @@ exports.count = ids.length;
  * environment of every command (endpoint and token of the emulator go in here: the provider reads
  * CMS_ENDPOINT / CMS_TOKEN). `program` replaces the default one (clusters of the package in
  * `pkgDir`); `nodeModules` the project's node_modules (default: the repository's, where the
- * language host finds @pulumi/pulumi).
+ * language host finds @pulumi/pulumi); `files` are written into the project last (a YAML
+ * project's Pulumi.yaml, or one naming a plugin's directory, replaces the Node.js one).
  *
- * @param {{ pkgDir?: string, name?: string, env?: Record<string, string>, program?: string, nodeModules?: string }} options
+ * @param {{ pkgDir?: string, name?: string, env?: Record<string, string>, program?: string, nodeModules?: string, files?: Record<string, string> }} options
  */
-export async function createProject({ pkgDir = root, name = "cms-bench", env = {}, program, nodeModules = join(root, "node_modules") }) {
+export async function createProject({
+  pkgDir = root,
+  name = "cms-bench",
+  env = {},
+  program,
+  nodeModules = join(root, "node_modules"),
+  files = {},
+}) {
   const workspace = await makeWorkspace("pulumi-cms-bench-");
   await writeProject(workspace.project, {
     name,
@@ -97,6 +105,7 @@ export async function createProject({ pkgDir = root, name = "cms-bench", env = {
     description: "pulumi-cms benchmark stack",
   });
   symlinkSync(nodeModules, join(workspace.project, "node_modules"), "dir");
+  for (const [rel, text] of Object.entries(files)) writeFileSync(join(workspace.project, rel), text);
   /** @type {PulumiProject | undefined} */
   let project;
   return {

@@ -602,7 +602,8 @@ describe("the README's YAML program, against the emulator the README starts", ()
   let emulatorBin: string;
 
   beforeAll(async () => {
-    const [program] = codeBlocks(README, ["yaml"]);
+    const program = codeBlocks(README, ["yaml"]).find((b) => b.includes("runtime: yaml"));
+    if (!program) throw new Error("the README has no YAML program (a yaml block with `runtime: yaml`)");
     // Where npm put the plugin here, in place of the README's example directory.
     const here = program.replace(/path: \/usr\/local\/bin\b/, `path: ${await nativePluginBin()}`);
     expect(here).not.toBe(program);

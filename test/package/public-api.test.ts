@@ -95,6 +95,7 @@ describe("the public API", () => {
       "./dist/provider/cluster-provider.js",
       "./dist/provider/entry.js",
       "./emulator",
+      "./native",
       "./package.json",
     ]);
     const out = await run(

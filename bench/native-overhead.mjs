@@ -1,0 +1,247 @@
+#!/usr/bin/env node
+/**
+ * What the native face costs over the engine's own floor (`npm run bench:native-overhead`).
+ *
+ * `up` then `destroy` of four stacks of N resources each, against the in-process emulator with
+ * instant lifecycle (provisioning and deleting take 0 s):
+ *
+ * - floor: a YAML program of N `floor:index:Thing`s of bench/floor-provider, a Node.js native
+ *   provider on `@pulumi/pulumi/provider` whose operations answer at once (the engine, the YAML
+ *   language host and a Node.js plugin's start, nothing else);
+ * - yaml: a YAML program of N `cms:index:Cluster`s, `pulumi-resource-cms` found on PATH;
+ * - floor-nodejs: a Node.js program of N Things, the floor of the Node.js programs below (their
+ *   language host and `@pulumi/pulumi` cost more than YAML's, whatever the provider);
+ * - ts-native: a Node.js program of N Clusters of `pulumi-cms/native`, the plugin found through
+ *   Pulumi.yaml's `plugins.providers` (`node_modules/.bin`), as the README tells;
+ * - dynamic: a Node.js program of N `pulumi-cms` (dynamic) Clusters.
+ *
+ * The Node.js programs are JavaScript (the package's compiled SDKs, no TypeScript step per run,
+ * as in bench/overhead.mjs). The package is installed from its tarball (`npm pack` of the build).
+ * Rounds are interleaved (floor, yaml, floor-nodejs, ts-native, dynamic, then the reverse), so
+ * every kind sees the same machine. Reports the median wall time of each command, its ratio to the
+ * floor (the YAML one, the issue's yardstick) and to the floor of its own language, and the API
+ * calls; then the start of each plugin alone (spawn to the port on stdout, what the engine
+ * waits for), beside a bare `node -e ""`.
+ *
+ *   npm run bench:native-overhead        (builds first; needs the CLI: scripts/ensure-pulumi)
+ *   BENCH_ROUNDS=5 BENCH_COUNT=20 npm run bench:native-overhead
+ *   BENCH_JSON=file                      (raw samples)
+ *
+ * Prints Markdown tables. Figures: docs/benchmarks.md.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import os from "node:os";
+import { createRequire } from "node:module";
+import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
+import { nowMs } from "./lib/observer.mjs";
+
+const require = createRequire(import.meta.url);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const COUNT = Math.max(1, Number(process.env.BENCH_COUNT ?? 20));
+const START_SAMPLES = Math.max(1, Number(process.env.BENCH_START_SAMPLES ?? 7));
+const TARGET = 1.15;
+
+const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+const FLOOR_DIR = join(root, "bench", "floor-provider");
+
+/** A YAML project of `count` resources of `type`, each given `properties`. */
+const yamlProject = (name, type, properties) => {
+  const resources = Array.from({ length: COUNT }, (_, i) => `  r${i}:\n    type: ${type}\n    properties:\n${properties}`).join("");
+  return `name: ${name}\nruntime: yaml\nresources:\n${resources}`;
+};
+const CLUSTER_PROPERTIES = "      controlPlanes: 1\n      workers: 1\n      nodeSize: small\n";
+
+/** N auto-named clusters of the given module of the installed package. */
+const nodeProgram = (module) => `"use strict";
+const cms = require(${JSON.stringify(module)});
+const count = Number(process.env.CMS_BENCH_COUNT);
+for (let i = 0; i < count; i++) new cms.Cluster("c" + i, { controlPlanes: 1, workers: 1, nodeSize: "small" });
+`;
+
+/** N Things of the floor provider, from a Node.js program. */
+const FLOOR_NODE_PROGRAM = `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const count = Number(process.env.CMS_BENCH_COUNT);
+for (let i = 0; i < count; i++) new pulumi.CustomResource("floor:index:Thing", "r" + i, { workers: 1 });
+`;
+
+/** A Node.js project's Pulumi.yaml that finds the plugin `name` in `path`. */
+const nodePulumiYaml = (project, name, path) =>
+  `name: ${project}\nruntime: nodejs\nmain: index.js\nplugins:\n  providers:\n    - name: ${name}\n      path: ${path}\n`;
+
+const FLAGS = ["--yes", "--skip-preview", "--non-interactive"];
+const COMMANDS = [
+  { label: "up", args: ["up", ...FLAGS] },
+  { label: "destroy", args: ["destroy", ...FLAGS] },
+];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const pkg = installTarball(root);
+// npm links a package's `bin` into node_modules/.bin and makes it executable; the tarball is unpacked by hand, so here.
+const pluginBin = join(pkg.nodeModules, ".bin");
+mkdirSync(pluginBin, { recursive: true });
+chmodSync(join(pkg.nodeModules, "pulumi-cms", "dist", "hosts", "native", "main.js"), 0o755);
+symlinkSync("../pulumi-cms/dist/hosts/native/main.js", join(pluginBin, "pulumi-resource-cms"));
+
+const binDir = await ensurePulumi();
+const pathWith = (dir) => [binDir, ...(dir ? [dir] : []), process.env.PATH ?? ""].join(delimiter);
+const kinds = [
+  {
+    label: "floor",
+    files: { "Pulumi.yaml": yamlProject("native-overhead-floor", "floor:index:Thing", "      workers: 1\n") },
+    path: FLOOR_DIR,
+  },
+  {
+    label: "yaml",
+    files: { "Pulumi.yaml": yamlProject("native-overhead-yaml", "cms:index:Cluster", CLUSTER_PROPERTIES) },
+    path: pluginBin,
+    target: true,
+  },
+  {
+    label: "floor-nodejs",
+    program: FLOOR_NODE_PROGRAM,
+    files: { "Pulumi.yaml": nodePulumiYaml("native-overhead-floor-nodejs", "floor", FLOOR_DIR) },
+    floor: "floor-nodejs",
+  },
+  {
+    label: "ts-native",
+    program: nodeProgram("pulumi-cms/native"),
+    files: { "Pulumi.yaml": nodePulumiYaml("native-overhead-ts", "cms", "node_modules/.bin") },
+    floor: "floor-nodejs",
+    target: true,
+  },
+  { label: "dynamic", program: nodeProgram("pulumi-cms"), floor: "floor-nodejs" },
+];
+
+const { startEmulator } = require("@pulumi-cms/emulator");
+const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
+
+const loads = [];
+const sampleLoad = () => loads.push(os.loadavg()[0]);
+sampleLoad();
+const sampler = setInterval(sampleLoad, 5_000);
+
+/** samples[command][kind] = [{ wallMs, calls }] */
+const samples = {};
+const projects = [];
+let starts = {};
+try {
+  const stacks = [];
+  for (const kind of kinds) {
+    const project = await createProject({
+      name: `native-overhead-${kind.label}`,
+      program: kind.program ?? "",
+      nodeModules: pkg.nodeModules,
+      files: kind.files,
+      env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token, CMS_BENCH_COUNT: String(COUNT), PATH: pathWith(kind.path) },
+    });
+    projects.push(project);
+    await project.init();
+    stacks.push({ kind, project });
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? stacks : [...stacks].reverse();
+    log(`round ${round + 1}/${ROUNDS}`);
+    for (const { kind, project } of order) {
+      for (const command of COMMANDS) {
+        await emu.control.resetRequestCounts();
+        const r = await project.run(command.args, {}, { timeoutMs: 5 * 60_000 });
+        if (r.code !== 0) throw new Error(`${kind.label}: pulumi ${command.args.join(" ")} failed:\n${r.output}`);
+        const calls = Object.values(await emu.control.requestCounts()).reduce((a, b) => a + b, 0);
+        samples[command.label] ??= {};
+        samples[command.label][kind.label] ??= [];
+        samples[command.label][kind.label].push({ wallMs: r.wallMs, calls });
+      }
+    }
+  }
+  starts = await measureStarts();
+} finally {
+  clearInterval(sampler);
+  for (const p of projects) {
+    await p.run(["destroy", ...FLAGS]).catch(() => undefined);
+    p.cleanup();
+  }
+  pkg.cleanup();
+  await emu.close();
+}
+
+/**
+ * Spawn to the first line of stdout (the port a plugin serves on, which the engine waits for), of
+ * each plugin as the engine starts it (its executable, an engine address as the argument), and of
+ * a bare Node.js process; interleaved, medians.
+ */
+async function measureStarts() {
+  const commands = {
+    'node -e "" (bare Node.js)': [process.execPath, ["-e", 'console.log("0")']],
+    "pulumi-resource-floor": [join(FLOOR_DIR, "pulumi-resource-floor"), ["127.0.0.1:9"]],
+    "pulumi-resource-cms": [join(pluginBin, "pulumi-resource-cms"), ["127.0.0.1:9"]],
+  };
+  const out = {};
+  for (let i = 0; i < START_SAMPLES; i++) {
+    for (const [label, [file, args]] of Object.entries(commands)) {
+      out[label] ??= [];
+      out[label].push(await firstLine(file, args));
+    }
+  }
+  return Object.fromEntries(Object.entries(out).map(([label, ms]) => [label, median(ms)]));
+}
+
+/** Ms from spawning `file` to its first line of stdout; the process is then killed. */
+function firstLine(file, args) {
+  return new Promise((resolve, reject) => {
+    const start = nowMs();
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, CMS_ENDPOINT: "http://127.0.0.1:9" } });
+    let buffered = "";
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      if (!buffered.includes("\n")) return;
+      resolve(nowMs() - start);
+      child.kill("SIGKILL");
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (!buffered.includes("\n")) reject(new Error(`${file} exited (${code}) before printing a line`));
+    });
+  });
+}
+
+const secs = (ms) => (ms / 1000).toFixed(2);
+const loadRange = `1-minute load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)}, sampled every 5 s)`;
+console.log(
+  `Pulumi CLI (${binDir}), Node ${process.version}, ${os.cpus().length} cores, ${loadRange}; ${ROUNDS} rounds, medians; N = ${COUNT}; emulator with instant lifecycle\n`,
+);
+const header = [
+  "kind",
+  ...COMMANDS.flatMap((c) => [`${c.label} (s)`, `${c.label} ÷ floor`]),
+  "up ÷ floor of its language",
+  "API calls (up)",
+  `native up within ${TARGET} × floor (the issue's target)`,
+];
+console.log(`| ${header.join(" | ")} |`);
+console.log(`|${header.map(() => "---").join("|")}|`);
+for (const kind of kinds) {
+  const cells = [kind.label];
+  const wallOf = (command, label) => median(samples[command][label].map((s) => s.wallMs));
+  for (const command of COMMANDS) {
+    const wall = wallOf(command.label, kind.label);
+    cells.push(secs(wall), (wall / wallOf(command.label, "floor")).toFixed(2));
+  }
+  cells.push((wallOf("up", kind.label) / wallOf("up", kind.floor ?? "floor")).toFixed(2));
+  cells.push(String(median(samples.up[kind.label].map((s) => s.calls))));
+  const upRatio = wallOf("up", kind.label) / wallOf("up", "floor");
+  cells.push(!kind.target ? "—" : `${upRatio <= TARGET ? "yes" : "no"} (${upRatio.toFixed(3)})`);
+  console.log(`| ${cells.join(" | ")} |`);
+}
+console.log("\n| process | spawn to first line of stdout, ms (median) |");
+console.log("|---|---|");
+for (const [label, ms] of Object.entries(starts)) console.log(`| ${label} | ${ms.toFixed(0)} |`);
+
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ samples, loads, starts }, null, 2));
