@@ -10,12 +10,15 @@
  * (on PATH wherever a Node.js Pulumi program runs) and it loads `pulumi-cms` from the directory
  * it runs in, which the Kubernetes provider inherits from the Pulumi CLI: the project's.
  */
-import { parse, stringify } from "yaml";
+import type * as Yaml from "yaml";
 import type { CmsClient } from "../client";
 import { UnauthorizedError } from "../client/errors";
 import { redact } from "../client/redact";
 import { ENV_ENDPOINT, ENV_TOKEN } from "../connection";
 import { OperationError } from "../shared/operation-error";
+
+/** `yaml`, loaded on first use: a program that requires the package but never builds a kubeconfig does not load it. */
+const yaml = () => require("yaml") as typeof Yaml;
 
 /** The API version of the ExecCredential, in the kubeconfig and in the command's answer. */
 export const EXEC_API_VERSION = "client.authentication.k8s.io/v1";
@@ -74,7 +77,7 @@ interface Kubeconfig {
 function parseKubeconfig(text: string, what: string): Kubeconfig {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new OperationError(`${what} is not YAML: ${(e as Error).message.split("\n")[0]}`, "invalid_response");
   }
@@ -111,7 +114,7 @@ export function execKubeconfig(kubeconfig: string, target: ExecTarget, exec: Exe
   };
   if (target.recordedToken) plugin.env = [{ name: ENV_RECORDED_TOKEN, value: target.recordedToken }];
   doc.users = (doc.users ?? []).map((u) => (u.name === name ? { name, user: { exec: plugin } } : u));
-  return stringify(doc);
+  return yaml().stringify(doc);
 }
 
 /** An ExecCredential's status: a bearer token, or a client certificate and key. */
