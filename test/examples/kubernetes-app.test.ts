@@ -15,7 +15,25 @@ import { compileExample, copyExample, removeDir } from "./workspace";
 
 const CLUSTER_ID = "cls_0123456789abcdef";
 // Not marked secret by the mock, on purpose: the provider input must be a secret anyway.
-const KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: kc-token-from-the-service\n";
+const KUBECONFIG = [
+  "apiVersion: v1",
+  "kind: Config",
+  "clusters:",
+  "- name: apps",
+  "  cluster:",
+  "    server: https://0123456789abcdef.clusters.example:6443",
+  "contexts:",
+  "- name: apps",
+  "  context:",
+  "    cluster: apps",
+  "    user: admin",
+  "current-context: apps",
+  "users:",
+  "- name: admin",
+  "  user:",
+  "    token: kc-token-from-the-service",
+  "",
+].join("\n");
 
 describe("examples/kubernetes-app (mocks)", () => {
   let dir = "";
@@ -77,10 +95,14 @@ describe("examples/kubernetes-app (mocks)", () => {
     ]);
   });
 
-  it("gives the Kubernetes provider the cluster's kubeconfig as a secret", () => {
+  it("gives the Kubernetes provider the cluster's kubeconfig as a secret, its static credential replaced by the exec plugin", () => {
     const provider = one("pulumi:providers:kubernetes");
     expect(isSerializedSecret(provider.raw.kubeconfig), JSON.stringify(Object.keys(provider.raw))).toBe(true);
-    expect((provider.raw.kubeconfig as { value: unknown }).value).toBe(KUBECONFIG);
+    const given = (provider.raw.kubeconfig as { value: string }).value;
+    expect(given).toContain("server: https://0123456789abcdef.clusters.example:6443");
+    expect(given).toContain("exec-credential");
+    expect(given).toContain(CLUSTER_ID);
+    expect(given).not.toContain("kc-token-from-the-service");
     // The kubeconfig appears nowhere else in plain text.
     const plain = JSON.stringify(
       log.map((r) => ({ ...r.raw, kubeconfig: isSerializedSecret(r.raw.kubeconfig) ? "[secret]" : r.raw.kubeconfig })),
