@@ -36,6 +36,7 @@ import os from "node:os";
 import { createRequire } from "node:module";
 import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
 import { nowMs } from "./lib/observer.mjs";
+import { destroyAll, median, runRounds, sampleLoads } from "./lib/rounds.mjs";
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -78,12 +79,6 @@ const COMMANDS = [
   { label: "destroy", args: ["destroy", ...FLAGS] },
 ];
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 const pkg = installTarball(root);
 // npm links a package's `bin` into node_modules/.bin and makes it executable; the tarball is unpacked by hand, so here.
 const pluginBin = join(pkg.nodeModules, ".bin");
@@ -124,15 +119,13 @@ const kinds = [
 const { startEmulator } = require("@pulumi-cms/emulator");
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
 
-const loads = [];
-const sampleLoad = () => loads.push(os.loadavg()[0]);
-sampleLoad();
-const sampler = setInterval(sampleLoad, 5_000);
+const load = sampleLoads();
 
-/** samples[command][kind] = [{ wallMs, calls }] */
-const samples = {};
+/** samples[command][kind] = [{ wallMs, calls, byRoute }] */
+let samples = {};
 const projects = [];
 let starts = {};
+let loadRange = "";
 try {
   const stacks = [];
   for (const kind of kinds) {
@@ -147,28 +140,11 @@ try {
     await project.init();
     stacks.push({ kind, project });
   }
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? stacks : [...stacks].reverse();
-    log(`round ${round + 1}/${ROUNDS}`);
-    for (const { kind, project } of order) {
-      for (const command of COMMANDS) {
-        await emu.control.resetRequestCounts();
-        const r = await project.run(command.args, {}, { timeoutMs: 5 * 60_000 });
-        if (r.code !== 0) throw new Error(`${kind.label}: pulumi ${command.args.join(" ")} failed:\n${r.output}`);
-        const calls = Object.values(await emu.control.requestCounts()).reduce((a, b) => a + b, 0);
-        samples[command.label] ??= {};
-        samples[command.label][kind.label] ??= [];
-        samples[command.label][kind.label].push({ wallMs: r.wallMs, calls });
-      }
-    }
-  }
+  samples = await runRounds({ stacks, commands: COMMANDS, rounds: ROUNDS, emu, log });
   starts = await measureStarts();
 } finally {
-  clearInterval(sampler);
-  for (const p of projects) {
-    await p.run(["destroy", ...FLAGS]).catch(() => undefined);
-    p.cleanup();
-  }
+  loadRange = load.stop();
+  await destroyAll(projects, FLAGS);
   pkg.cleanup();
   await emu.close();
 }
@@ -214,7 +190,6 @@ function firstLine(file, args) {
 }
 
 const secs = (ms) => (ms / 1000).toFixed(2);
-const loadRange = `1-minute load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)}, sampled every 5 s)`;
 console.log(
   `Pulumi CLI (${binDir}), Node ${process.version}, ${os.cpus().length} cores, ${loadRange}; ${ROUNDS} rounds, medians; N = ${COUNT}; emulator with instant lifecycle\n`,
 );
@@ -244,4 +219,4 @@ console.log("\n| process | spawn to first line of stdout, ms (median) |");
 console.log("|---|---|");
 for (const [label, ms] of Object.entries(starts)) console.log(`| ${label} | ${ms.toFixed(0)} |`);
 
-if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ samples, loads, starts }, null, 2));
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ samples, loads: load.loads, starts }, null, 2));

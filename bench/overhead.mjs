@@ -33,6 +33,7 @@ import { join } from "node:path";
 import os from "node:os";
 import { createRequire } from "node:module";
 import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
+import { destroyAll, median, runRounds, sampleLoads } from "./lib/rounds.mjs";
 
 const require = createRequire(import.meta.url);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
@@ -69,18 +70,12 @@ for (let i = 0; i < count; i++) new Minimal("r" + i, { workers });
 
 const FLAGS = ["--yes", "--skip-preview", "--non-interactive"];
 const COMMANDS = [
-  { label: "up", args: ["up", ...FLAGS], workers: 1 },
-  { label: "preview", args: ["preview", "--expect-no-changes", "--non-interactive"], workers: 1 },
-  { label: "refresh", args: ["refresh", ...FLAGS], workers: 1 },
-  { label: "update (workers)", args: ["up", ...FLAGS], workers: 2 },
-  { label: "destroy", args: ["destroy", ...FLAGS], workers: 2 },
+  { label: "up", args: ["up", ...FLAGS], env: { CMS_BENCH_WORKERS: "1" } },
+  { label: "preview", args: ["preview", "--expect-no-changes", "--non-interactive"], env: { CMS_BENCH_WORKERS: "1" } },
+  { label: "refresh", args: ["refresh", ...FLAGS], env: { CMS_BENCH_WORKERS: "1" } },
+  { label: "update (workers)", args: ["up", ...FLAGS], env: { CMS_BENCH_WORKERS: "2" } },
+  { label: "destroy", args: ["destroy", ...FLAGS], env: { CMS_BENCH_WORKERS: "2" } },
 ];
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 const packages = [{ label: "cms", ...installTarball(root) }];
 if (process.env.BENCH_BEFORE_DIR) packages.push({ label: "before", ...installTarball(process.env.BENCH_BEFORE_DIR) });
@@ -93,10 +88,7 @@ const { startEmulator } = require("@pulumi-cms/emulator");
 const binDir = await ensurePulumi();
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
 
-const loads = [];
-const sampleLoad = () => loads.push(os.loadavg()[0]);
-sampleLoad();
-const sampler = setInterval(sampleLoad, 5_000);
+const load = sampleLoads();
 
 /** samples[N][command][kind] = [{ wallMs, calls, byRoute }] */
 const samples = {};
@@ -104,9 +96,9 @@ const projects = [];
 /** A project directory of each package's smallest stack: where `pulumi-cms` resolves as in it. */
 const projectDirOf = new Map();
 let loadResults = [];
+let loadRange = "";
 try {
   for (const N of SIZES) {
-    samples[N] = {};
     const stacks = [];
     for (const kind of kinds) {
       const project = await createProject({
@@ -120,30 +112,12 @@ try {
       await project.init();
       stacks.push({ kind, project });
     }
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? stacks : [...stacks].reverse();
-      log(`N=${N} round ${round + 1}/${ROUNDS}`);
-      for (const command of COMMANDS) {
-        for (const { kind, project } of order) {
-          await emu.control.resetRequestCounts();
-          const r = await project.run(command.args, { CMS_BENCH_WORKERS: String(command.workers) }, { timeoutMs: 5 * 60_000 });
-          if (r.code !== 0) throw new Error(`${kind.label} N=${N}: pulumi ${command.args.join(" ")} failed:\n${r.output}`);
-          const byRoute = await emu.control.requestCounts();
-          const calls = Object.values(byRoute).reduce((a, b) => a + b, 0);
-          samples[N][command.label] ??= {};
-          samples[N][command.label][kind.label] ??= [];
-          samples[N][command.label][kind.label].push({ wallMs: r.wallMs, calls, byRoute });
-        }
-      }
-    }
+    samples[N] = await runRounds({ stacks, commands: COMMANDS, rounds: ROUNDS, emu, log, what: `N=${N} ` });
   }
   loadResults = await measureLoading();
 } finally {
-  clearInterval(sampler);
-  for (const p of projects) {
-    await p.run(["destroy", ...FLAGS]).catch(() => undefined);
-    p.cleanup();
-  }
+  loadRange = load.stop();
+  await destroyAll(projects, FLAGS);
   for (const p of packages) p.cleanup();
   await emu.close();
 }
@@ -215,7 +189,6 @@ const step = async (name, fn) => { const m = count(); const t = performance.now(
 }
 
 const secs = (ms) => (ms / 1000).toFixed(2);
-const loadRange = `1-minute load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)}, sampled every 5 s)`;
 console.log(
   `Pulumi CLI (${binDir}), Node ${process.version}, ${os.cpus().length} cores, ${loadRange}; ${ROUNDS} rounds, medians; emulator with instant lifecycle\n`,
 );
@@ -256,4 +229,5 @@ console.log("\n| package | what is loaded | modules | ms (median) |");
 console.log("|---|---|---|---|");
 for (const r of loadResults) console.log(`| ${r.label} | ${r.step} | ${r.modules} | ${r.ms.toFixed(1)} |`);
 
-if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ samples, loads, loading: loadResults }, null, 2));
+if (process.env.BENCH_JSON)
+  writeFileSync(process.env.BENCH_JSON, JSON.stringify({ samples, loads: load.loads, loading: loadResults }, null, 2));
