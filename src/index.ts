@@ -9,7 +9,7 @@
  */
 export * from "./resources";
 export * from "./functions";
-export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderOptions } from "./kubernetes"; // @pulumi/kubernetes loaded on first call
+export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderCluster, type KubernetesProviderOptions } from "./kubernetes"; // @pulumi/kubernetes loaded on first call
 export { CmsError } from "./shared/cms-error";
 export type { ClusterInfo, NodeInfo } from "./shared/cluster-info";
 export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "@pulumi-cms/contract";

@@ -15,6 +15,13 @@ import { execKubeconfig } from "./exec-credential";
 import { loadKubernetes } from "./load";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";
 
+/**
+ * A cluster of either face: the dynamic {@link Cluster} of `pulumi-cms`, or `cms.Cluster` of
+ * `pulumi-cms/native`. A native cluster's exec credential connects as its provider's stack
+ * configuration (`cms:endpoint`, `cms:token`) or the environment (`CMS_ENDPOINT`, `CMS_TOKEN`) says.
+ */
+export type KubernetesProviderCluster = pulumi.CustomResource & { readonly kubeconfig: pulumi.Output<string | undefined> };
+
 /** Settings of the Kubernetes provider made by {@link kubernetesProvider}. */
 export interface KubernetesProviderOptions {
   /**
@@ -82,14 +89,15 @@ export interface KubernetesProviderOptions {
  * - The provider is a child of the cluster (`parent`) unless `opts.parent` says otherwise.
  * - `@pulumi/kubernetes` (an optional peer dependency) is loaded on the first call only.
  *
- * @param cluster the cluster to connect to (created, imported, or read with `Cluster.get`)
+ * @param cluster the cluster to connect to (created, imported, or read with `Cluster.get`), of
+ *   either face ({@link KubernetesProviderCluster})
  * @param options provider settings; see {@link KubernetesProviderOptions} for the defaults
  * @param opts resource options of the provider
  * @returns the provider, a `k8s.Provider` (typed as `pulumi.ProviderResource`)
  * @throws Error when `@pulumi/kubernetes` is not installed
  */
 export function kubernetesProvider(
-  cluster: Cluster,
+  cluster: KubernetesProviderCluster,
   options: KubernetesProviderOptions = {},
   opts: pulumi.CustomResourceOptions = {},
 ): pulumi.ProviderResource {
@@ -136,7 +144,7 @@ export function execKubeconfigFor(text: string, clusterId: string, explicit: { e
  * `"static"`) as a secret. Exposed for tests and for callers that build the provider themselves.
  */
 export function kubernetesProviderArgs(
-  cluster: Pick<Cluster, "id" | "kubeconfig">,
+  cluster: Pick<KubernetesProviderCluster, "id" | "kubeconfig">,
   options: KubernetesProviderOptions = {},
 ): Record<string, unknown> {
   const extra = { ...options.extraArgs };

@@ -9,6 +9,7 @@ import { Cluster } from "../../src/resources";
 import { kubernetesProvider, kubernetesProviderArgs } from "../../src/kubernetes";
 import { requireKubeconfig } from "../../src/kubernetes/provider";
 import * as cms from "../../src";
+import * as native from "../../dist/native"; // the SDK as shipped: its lazy requires need the compiled files
 import { isSerializedSecret, recordRegistrations, flushRegistrations, type Registration } from "./mocks";
 import { outputValue } from "../support/outputs";
 import { parse } from "yaml";
@@ -35,7 +36,7 @@ let log: Registration[] = [];
 
 beforeAll(async () => {
   log = await recordRegistrations((args) =>
-    args.type === "pulumi-nodejs:dynamic/cms:Cluster"
+    args.type === "pulumi-nodejs:dynamic/cms:Cluster" || args.type === "cms:index:Cluster"
       ? { id: `cls_${args.name.padEnd(16, "0").slice(0, 16)}`, state: { ...args.inputs, kubeconfig: KUBECONFIG } }
       : { state: args.inputs },
   );
@@ -136,6 +137,18 @@ describe("kubernetesProvider", () => {
       suppressDeprecationWarnings: "true",
     });
     expect(JSON.parse(r.inputs.kubeClientSettings)).toMatchObject({ qps: 50 });
+  });
+
+  it("takes a cluster of the native face (pulumi-cms/native) alike: exec kubeconfig, secret, child of it", async () => {
+    const cluster = new native.Cluster("nat", { controlPlanes: 1, workers: 1, nodeSize: "small" });
+    const r = await providerOf(kubernetesProvider(cluster));
+    const c = log.find((x) => x.name === "nat" && x.type === "cms:index:Cluster")!;
+    expect(r.parent).toBe(c.urn);
+    expect(isSerializedSecret(r.raw.kubeconfig)).toBe(true);
+    const kubeconfig = (r.raw.kubeconfig as { value: unknown }).value;
+    expect(kubeconfig).not.toContain("tok-in-kubeconfig");
+    expect(execOf(kubeconfig).args).toEqual(expect.arrayContaining(["exec-credential", "cls_nat0000000000000"]));
+    expect(r.inputs.clusterIdentifier).toBe("cls_nat0000000000000");
   });
 
   it("refuses a credential other than exec or static, naming the option", () => {
