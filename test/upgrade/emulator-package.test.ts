@@ -57,7 +57,9 @@ describe("the provider and the emulator, installed from their tarballs", () => {
       }
       const shipped = fs.readdirSync(path.join(modules, "pulumi-cms"), { recursive: true }) as string[];
       // The package's own commands (its `bin`) are the only entry points it ships.
-      const bins = Object.values(JSON.parse(fs.readFileSync(path.join(modules, "pulumi-cms", "package.json"), "utf8")).bin as Record<string, string>);
+      const bins = Object.values(
+        JSON.parse(fs.readFileSync(path.join(modules, "pulumi-cms", "package.json"), "utf8")).bin as Record<string, string>,
+      );
       expect(bins).toContain("dist/kubernetes/cli.js");
       expect(shipped.filter((f) => /(^|\/)(server|cli|store-worker)\.js$/.test(f) && !bins.includes(f))).toEqual([]);
       expect(shipped.filter((f) => f.startsWith("scripts"))).toEqual([]);
