@@ -1,7 +1,8 @@
 /**
  * The Cluster provider as Pulumi's Node dynamic-provider host runs it: the core's `check`, `diff`,
  * `create`, `read`, `update` and `delete` (one file each under `provider/operations/`), bound to a
- * provider's memory and settings in the shape of `pulumi.dynamic.ResourceProvider`.
+ * provider's memory and settings in the shape of `pulumi.dynamic.ResourceProvider`, each call's
+ * property bags turned into the core's request and back (`requests.ts`).
  *
  * Loading this module inside the host sets the host up: the engine watchdog (exit when the engine
  * that started us is gone), the filter of the host's echoes of our errors (`host-echo.ts`), the
@@ -27,6 +28,7 @@ import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { engineAddressFromHost } from "./host-process";
 import { withoutHostEchoes } from "./host-echo";
+import { deleteRequest, diffRequest, dynamicCheck, dynamicCreate, dynamicRead, dynamicUpdate } from "./requests";
 
 startEngineWatchdog();
 offerHostProgress(() => connectToEngine(engineAddressFromHost()));
@@ -63,12 +65,12 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
       memory().configured = dropEmpty({ endpoint: req.config.get(CONFIG_ENDPOINT_KEY), token: req.config.get(CONFIG_TOKEN_KEY) });
     },
-    check: (olds, news) => check(ctx, olds, news),
-    diff: (id, olds, news) => diff(id, olds, news),
-    create: (inputs) => create(ctx, inputs),
-    read: (id, props) => read(ctx, id, props),
-    update: (id, olds, news) => update(ctx, id, olds, news),
-    delete: (id, props) => deleteCluster(ctx, id, props),
+    check: (olds, news) => dynamicCheck(olds, news, (request) => check(ctx, request)),
+    diff: (id, olds, news) => diff(diffRequest(id, olds, news)),
+    create: (inputs) => dynamicCreate(inputs, (request) => create(ctx, request)),
+    read: (id, props) => dynamicRead(id, props, (request) => read(ctx, request)),
+    update: (id, olds, news) => dynamicUpdate(id, olds, news, (request) => update(ctx, request)),
+    delete: (id, props) => deleteCluster(ctx, deleteRequest(id, props)),
   });
 }
 

@@ -2,10 +2,11 @@
 import type { DiffResult } from "./results";
 import { diffCluster } from "../diff";
 import { stopExpecting } from "../shared-poll";
+import type { DiffRequest } from "./requests";
 
-export async function diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<DiffResult> {
-  const result = diffCluster(olds, news);
+export async function diff(request: DiffRequest): Promise<DiffResult> {
+  const result = diffCluster(request.olds, request.news);
   // No change: no operation follows, the first polls of the wave need not wait for one.
-  if (!result.changes) stopExpecting(news.__urn);
+  if (!result.changes) stopExpecting(request.urn);
   return result;
 }

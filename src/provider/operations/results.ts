@@ -15,6 +15,11 @@ export interface CheckFailure {
 export interface CheckResult {
   inputs: Record<string, unknown>;
   failures: CheckFailure[];
+  /**
+   * The `import` id the resource keeps for its create: the request's, except for a resource in
+   * the state or a replacement, which must create a cluster rather than adopt one.
+   */
+  importId?: unknown;
 }
 
 /** `diff`: see {@link ClusterDiff}. */
