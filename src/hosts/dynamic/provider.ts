@@ -29,6 +29,7 @@ import { startEngineWatchdog } from "./engine-watchdog";
 import { engineAddressFromHost } from "./host-process";
 import { withoutHostEchoes } from "./host-echo";
 import { deleteRequest, diffRequest, dynamicCheck, dynamicCreate, dynamicRead, dynamicUpdate } from "./requests";
+import { dynamicWaves } from "./waves";
 
 startEngineWatchdog();
 offerHostProgress(() => connectToEngine(engineAddressFromHost()));
@@ -55,7 +56,9 @@ const defaultMemory = processSlot("dynamic-host.default-provider-memory.v1", emp
 export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
   const ownMemory = own ? emptyProviderMemory() : undefined;
   const memory = () => ownMemory ?? defaultMemory();
-  const ctx = new OperationContext(memory, () => (own ? { ...processSettings(), ...own } : processSettings()));
+  const ctx = new OperationContext(memory, () => (own ? { ...processSettings(), ...own } : processSettings()), dynamicWaves);
+  // What the engine's calls say of the operations to come, for the waves of first polls.
+  const waves = () => dynamicWaves();
   return withoutHostEchoes({
     /**
      * Called once by the host after it deserializes the provider, with the stack's configuration.
@@ -65,11 +68,29 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
       memory().configured = dropEmpty({ endpoint: req.config.get(CONFIG_ENDPOINT_KEY), token: req.config.get(CONFIG_TOKEN_KEY) });
     },
-    check: (olds, news) => dynamicCheck(olds, news, (request) => check(ctx, request)),
-    diff: (id, olds, news) => diff(diffRequest(id, olds, news)),
-    create: (inputs) => dynamicCreate(inputs, (request) => create(ctx, request)),
+    check: (olds, news) =>
+      dynamicCheck(olds, news, async (request) => {
+        const result = await check(ctx, request);
+        if (result.failures.length === 0) waves().checked(request.urn);
+        return result;
+      }),
+    diff: async (id, olds, news) => {
+      const request = diffRequest(id, olds, news);
+      const result = await diff(request);
+      if (!result.changes) waves().settled(request.urn);
+      return result;
+    },
+    create: (inputs) =>
+      dynamicCreate(inputs, (request) => {
+        waves().settled(request.urn);
+        return create(ctx, request);
+      }),
     read: (id, props) => dynamicRead(id, props, (request) => read(ctx, request)),
-    update: (id, olds, news) => dynamicUpdate(id, olds, news, (request) => update(ctx, request)),
+    update: (id, olds, news) =>
+      dynamicUpdate(id, olds, news, (request) => {
+        waves().settled(request.urn);
+        return update(ctx, request);
+      }),
     delete: (id, props) => deleteCluster(ctx, deleteRequest(id, props)),
   });
 }

@@ -32,6 +32,7 @@ import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
 import { UNKNOWN } from "../../provider/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
+import { EngineWaves, noExpectedOperations, type QuietSpells } from "../engine-waves";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { redact } from "../../client/redact";
 import {
@@ -46,6 +47,12 @@ import {
   withoutPerRequest,
 } from "./properties";
 import { packageSchema } from "./schema";
+
+/**
+ * The quiet spells of this plugin's waves of first polls (`../engine-waves.ts`): the dynamic
+ * host's (`../dynamic/waves.ts`).
+ */
+const NATIVE_SPELLS: Readonly<QuietSpells> = Object.freeze({ slotsFullMs: 40, gatherMs: 100 });
 
 /** The one resource type this plugin serves. */
 export const CLUSTER_TYPE = "cms:index:Cluster";
@@ -108,9 +115,13 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   // A preview of a stack whose provider is not in the state yet: the seed drawn for it is not the
   // one `up` records (each run draws its own), so neither is an auto-name derived from it.
   let seedIsProvisional = false;
+  // What the engine's calls say of the operations to come, for the waves of first polls.
+  const expected = noExpectedOperations();
+  const waves = new EngineWaves(() => expected, NATIVE_SPELLS);
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
+    () => waves,
   );
   const toStruct = (value: Record<string, unknown>) => struct.Struct.fromJavaScript(value);
   const requireCluster = (type: string) => {
@@ -181,6 +192,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         paths,
       } = inbound(req.getOlds(), req.getNews());
       const result = await check(ctx, { urn: req.getUrn(), olds, news, seed });
+      if (result.failures.length === 0) waves.checked(req.getUrn());
       // A failure may quote the value it refuses.
       const failures = (result.failures ?? []).map((f) => ({ ...f, reason: redact(f.reason, secrets()) }));
       // Only a preview configures a provider under the unknown id, and a preview may return unknowns.
@@ -192,6 +204,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         plain: [olds, news],
       } = inbound(req.getOlds(), req.getNews());
       const d = await diff({ id: req.getId(), urn: req.getUrn(), olds, news });
+      if (!d.changes) waves.settled(req.getUrn());
       const resp = new proto.DiffResponse()
         .setChanges(d.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
         .setReplacesList(d.replaces)
@@ -211,6 +224,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         paths,
       } = inbound(req.getProperties());
       const preview = req.getPreview();
+      waves.settled(req.getUrn());
       if (!preview) refuseIfCancelled("creating the cluster");
       const result = await withInitFailure(
         () =>
@@ -256,6 +270,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         paths,
       } = inbound(req.getOlds(), req.getNews(), req.getOldInputs());
       const preview = req.getPreview();
+      waves.settled(req.getUrn());
       if (!preview) refuseIfCancelled(`updating cluster ${req.getId()}`);
       const result = await withInitFailure(
         () =>

@@ -12,7 +12,6 @@ import type { CheckResult } from "./results";
 import type { ConnectionInputs } from "../../connection";
 import { checkCluster } from "../check";
 import { nextAutoNameGeneration } from "../naming";
-import { expectOperation } from "../shared-poll";
 import { containsUnknown } from "../unknown";
 import type { OperationContext } from "./context";
 import type { CheckRequest } from "./requests";
@@ -43,9 +42,6 @@ export async function check(ctx: OperationContext, request: CheckRequest): Promi
   // operation first: the time lets `cms-recover` tell a cluster this create made from one that
   // carried the same name before (see src/recover).
   if (!inState) inputs.__requestedAt = new Date().toISOString();
-  // In `up` an operation may follow (a create, or an update if diff finds changes): the first
-  // polls of its wave wait for it (shared-poll.ts).
-  if (failures.length === 0) expectOperation(urn);
   const importId = request.importId;
   if (inState || replaced) return { inputs, failures };
   if (importId !== undefined && importId !== null && inputs.__autonamed === true) {

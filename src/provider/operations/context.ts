@@ -12,7 +12,7 @@ import { forgetListings } from "../listings";
 import { toOutputs } from "../mapping";
 import { progressFor } from "../progress";
 import { processClock, type ProviderSettings } from "../settings";
-import { stopExpecting } from "../shared-poll";
+import type { WavePacing } from "../shared-poll";
 import { forgetReads } from "../shared-reads";
 import { resolveTimeouts } from "../timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
@@ -47,6 +47,8 @@ export class OperationContext {
   constructor(
     readonly memory: () => ProviderMemory,
     readonly settings: () => ProviderSettings,
+    /** How the first polls of a wave of operations wait for each other: the host's, which knows its engine. */
+    private readonly pacing?: () => WavePacing,
   ) {
     this.stateMemory = new StateMemory(() => memory().inState);
     this.connector = new Connector({ configured: () => memory().configured, settings });
@@ -113,12 +115,10 @@ export class OperationContext {
   }
 
   /**
-   * Start a create or an update of the resource `request` names: no other operation is to come
-   * for it (`shared-poll.ts`), its progress line, its client (whose waits stop at the operation's
-   * timeout), and its waits.
+   * Start a create or an update of the resource `request` names: its progress line, its client
+   * (whose waits stop at the operation's timeout), and its waits.
    */
   async start(kind: "create" | "update", request: TimedRequest, connectionInputs: ConnectionInputs | undefined) {
-    stopExpecting(request.urn);
     const onProgress = progressFor(request.urn);
     const timeoutMs = kind === "create" ? resolveTimeouts(request.timeouts).createMs : resolveTimeouts(request.timeouts).updateMs;
     const { client, connection } = await this.connector.connect(connectionInputs, onProgress, { ms: timeoutMs, name: `${kind} timeout` });
@@ -131,7 +131,7 @@ export class OperationContext {
   /** The settings of this provider's waits on `client`. */
   private waitSettings(client: CmsClient) {
     const settings = this.settings();
-    return { client, schedule: settings.schedule, clock: this.clock(), sharedPolling: settings.sharedPolling };
+    return { client, schedule: settings.schedule, clock: this.clock(), sharedPolling: settings.sharedPolling, pacing: this.pacing?.() };
   }
 }
 

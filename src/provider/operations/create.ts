@@ -15,7 +15,6 @@ import { ClusterInitError } from "../errors";
 import { toCreateRequest, toOutputs } from "../mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../messages";
 import { endProgress, warnFor } from "../progress";
-import { stopExpecting } from "../shared-poll";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 import { UNKNOWN } from "../unknown";
 import { WaitError } from "../waiter";
@@ -25,7 +24,6 @@ import type { CreateRequest } from "./requests";
 export async function create(ctx: OperationContext, request: CreateRequest): Promise<CreateResult> {
   const { inputs, urn, importId } = request;
   if (request.preview) {
-    stopExpecting(urn);
     return { id: "", outs: previewOutputs(inputs) };
   }
   const { onProgress, client, secrets, waits } = await ctx.start("create", request, inputs.connection);

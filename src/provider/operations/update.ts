@@ -14,7 +14,6 @@ import { ClusterInitError } from "../errors";
 import { toOutputs, toUpdateRequest } from "../mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";
 import { endProgress } from "../progress";
-import { stopExpecting } from "../shared-poll";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
 import type { UpdateRequest } from "./requests";
@@ -22,7 +21,6 @@ import type { UpdateRequest } from "./requests";
 export async function update(ctx: OperationContext, request: UpdateRequest): Promise<UpdateResult> {
   const { id, olds, news, urn } = request;
   if (request.preview) {
-    stopExpecting(urn);
     return { outs: { ...olds, ...news } };
   }
   const { onProgress, client, secrets, waits } = await ctx.start("update", request, news.connection);
