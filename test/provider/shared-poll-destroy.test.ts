@@ -7,8 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ApiCluster, ApiClusterList } from "../../src/client";
 import { systemClock } from "@pulumi-cms/contract";
 import { SharedPoller } from "../../src/provider/shared-poll";
-import { EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
-import { DYNAMIC_SPELLS } from "../../src/hosts/dynamic/waves";
+import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
 
 const deleting = (id: string): ApiCluster => ({ id, name: id, status: "deleting" }) as unknown as ApiCluster;
 
@@ -31,7 +30,7 @@ describe("first polls after DELETEs that come one by one", () => {
         },
       },
       systemClock,
-      new EngineWaves(() => expected, DYNAMIC_SPELLS),
+      new EngineWaves(() => expected, ENGINE_SPELLS),
     );
     const firstAfterDelete = (id: string) => poller.observe(id, 60_000, { first: true, gone: true });
     // The engine's first wave: two deletes at once. Nothing has shown how this service deletes
@@ -40,7 +39,7 @@ describe("first polls after DELETEs that come one by one", () => {
     expect(calls).toEqual(["get a", "get b"]);
     // Then deletes one at a time, milliseconds apart.
     const c = firstAfterDelete("c");
-    await new Promise((resolve) => setTimeout(resolve, DYNAMIC_SPELLS.gatherMs / 4));
+    await new Promise((resolve) => setTimeout(resolve, ENGINE_SPELLS.gatherMs / 4));
     const d = firstAfterDelete("d");
     await Promise.all([c, d]);
     expect(calls).toEqual(["get a", "get b", "list"]);

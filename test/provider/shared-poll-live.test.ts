@@ -7,8 +7,7 @@ import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { SharedPoller, sharedPollerFor } from "../../src/provider/shared-poll";
-import { defaultEngineSlots, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
-import { DYNAMIC_SPELLS } from "../../src/hosts/dynamic/waves";
+import { defaultEngineSlots, ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
 import { waitForCluster } from "../../src/provider/waiter";
 import { sharedPollers } from "../../src/provider/shared-poll";
 import { systemClock } from "@pulumi-cms/contract";
@@ -190,13 +189,13 @@ describe("SharedPoller rules (fake client)", () => {
     expect(f.calls).toEqual(["list 1"]);
   });
 
-  const { gatherMs: GATHER_MS, slotsFullMs: SLOTS_FULL_MS } = DYNAMIC_SPELLS;
+  const { gatherMs: GATHER_MS, slotsFullMs: SLOTS_FULL_MS } = ENGINE_SPELLS;
   /** A pause shorter than the dynamic host's quiet spells, in which a first round that did not wait would go. */
   const pause = () => new Promise((resolve) => setTimeout(resolve, Math.min(GATHER_MS, SLOTS_FULL_MS) / 4));
   /** The dynamic host's waves, on an expected set of their own. */
   const dynamicWaves = (slots?: number) => {
     const expected = noExpectedOperations();
-    return new EngineWaves(() => expected, DYNAMIC_SPELLS, slots);
+    return new EngineWaves(() => expected, ENGINE_SPELLS, slots);
   };
 
   it("holds a wave's first polls until its requests are answered, then serves them with one listing", async () => {

@@ -32,7 +32,7 @@ import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
 import { UNKNOWN } from "../../provider/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
-import { EngineWaves, noExpectedOperations, type QuietSpells } from "../engine-waves";
+import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { redact } from "../../client/redact";
 import {
@@ -47,12 +47,6 @@ import {
   withoutPerRequest,
 } from "./properties";
 import { packageSchema } from "./schema";
-
-/**
- * The quiet spells of this plugin's waves of first polls (`../engine-waves.ts`): the dynamic
- * host's (`../dynamic/waves.ts`).
- */
-const NATIVE_SPELLS: Readonly<QuietSpells> = Object.freeze({ slotsFullMs: 40, gatherMs: 100 });
 
 /** The one resource type this plugin serves. */
 export const CLUSTER_TYPE = "cms:index:Cluster";
@@ -117,7 +111,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   let seedIsProvisional = false;
   // What the engine's calls say of the operations to come, for the waves of first polls.
   const expected = noExpectedOperations();
-  const waves = new EngineWaves(() => expected, NATIVE_SPELLS);
+  const waves = new EngineWaves(() => expected, ENGINE_SPELLS);
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
