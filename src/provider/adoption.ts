@@ -1,7 +1,7 @@
 /**
  * Taking an existing cluster instead of creating one, in the two cases where that is right:
  *
- * - the `import` resource option (`__import`): the user names the cluster; the program must
+ * - the `import` resource option: the user names the cluster; the program must
  *   describe it ({@link adoptImported});
  * - a cluster left by an interrupted run of this very resource ({@link findLeftover}): a
  *   `pulumi up` killed after its POST leaves a cluster the state does not record. Its name was
@@ -54,15 +54,16 @@ export class StateMemory {
   }
 }
 
-/** What the name of checked inputs proves about a cluster carrying it (see `shared/ownership.ts`). */
-export function nameProofOf(inputs: Partial<ClusterInputs> | Record<string, unknown>): NameProof {
-  return inputs.__autonamed === true && isSeededAutoName(inputs.__urn, inputs.name, inputs.__seed) ? "seeded" : "none";
+/** What the name of checked inputs of the resource `urn` proves about a cluster carrying it (see `shared/ownership.ts`). */
+export function nameProofOf(inputs: Partial<ClusterInputs> | Record<string, unknown>, urn: unknown): NameProof {
+  return inputs.__autonamed === true && isSeededAutoName(urn, inputs.name, inputs.__seed) ? "seeded" : "none";
 }
 
 /**
  * The cluster an interrupted earlier run of this resource created, or undefined when there is
  * none (then the caller creates one). Only for auto-names; see the module comment.
  *
+ * @param urn the resource's URN, from which its auto-name derives
  * @param inState name of the cluster the state holds for this resource, if any
  * @throws UnprovenOwnershipError when clusters carry the name but it proves nothing (a 0.2.0
  *   auto-name), or several carry a seeded one
@@ -70,11 +71,12 @@ export function nameProofOf(inputs: Partial<ClusterInputs> | Record<string, unkn
 export async function findLeftover(
   client: CmsClient,
   inputs: ClusterInputs,
+  urn: string | undefined,
   inState: unknown,
   secrets: string[],
 ): Promise<ApiCluster | undefined> {
   if (inputs.__autonamed !== true || inputs.name === inState) return undefined;
-  const proof = nameProofOf(inputs);
+  const proof = nameProofOf(inputs, urn);
   // A seed drawn in this process (this run's, new to the stack) names nothing an earlier run made.
   if (proof === "seeded" && seedDrawnHere(inputs.__seed)) return undefined;
   let all: ApiCluster[];
@@ -100,9 +102,8 @@ export async function findLeftover(
   );
 }
 
-/** For the `import` option: fetch the cluster and insist that the program describes it. */
-export async function adoptImported(client: CmsClient, inputs: ClusterInputs, secrets: string[]): Promise<ApiCluster> {
-  const id = String(inputs.__import);
+/** For the `import` option: fetch cluster `id` and insist that the program describes it. */
+export async function adoptImported(client: CmsClient, id: string, inputs: ClusterInputs, secrets: string[]): Promise<ApiCluster> {
   let cluster: ApiCluster;
   try {
     cluster = await client.getCluster(id);

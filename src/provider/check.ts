@@ -32,6 +32,14 @@ export interface CheckOptions {
    * a replacement that needs a fresh name. Default 0.
    */
   generation?: number;
+  /** URN of the resource, from which the auto-name derives. */
+  urn?: string;
+  /** The stack's auto-name seed (see `naming.ts`), recorded with an auto-named cluster. */
+  seed?: unknown;
+  /** The resource's `customTimeouts`, as given. */
+  timeouts?: unknown;
+  /** The id given with the `import` resource option. */
+  importId?: unknown;
 }
 
 /** Default phase when the program leaves it out (the API's default too). */
@@ -41,7 +49,7 @@ export const DEFAULT_PHASE = "managed";
  * Validate and complete Cluster inputs.
  *
  * - Values that are unknown during a preview are not judged (they are checked again at `up`).
- * - Without a `name`, the cluster is auto-named from its URN, the stack's seed (`__seed`) and
+ * - Without a `name`, the cluster is auto-named from its URN, the stack's seed and
  *   `options.generation`; a previous auto-name (from `olds`) is kept, so repeated previews and
  *   updates see the same name. An unknown seed (a brand-new stack's preview) leaves it unknown.
  * - `phase` defaults to `managed`; `infraId` is required for any other phase.
@@ -62,20 +70,21 @@ export function checkCluster(
   // name: explicit, or auto-generated once and then kept.
   if (news.name === undefined || news.name === null) {
     const previous = old.__autonamed === true ? old.name : undefined;
-    const seed = news.__seed;
+    const seed = options.seed;
     if (seed !== undefined && seed !== null && !isUnknown(seed) && (typeof seed !== "string" || !SEED_PATTERN.test(seed))) {
       fail("name", "the stack's auto-name seed (hidden input __seed) is damaged: it must be 32 hex digits");
     }
     inputs.name =
       typeof previous === "string" && nameProblem(previous) === undefined
         ? previous
-        : typeof news.__urn === "string" && resourceNameFromUrn(news.__urn) !== undefined
+        : typeof options.urn === "string" && resourceNameFromUrn(options.urn) !== undefined
           ? // The seed is not recorded yet during a brand-new stack's first preview: so is the name.
             isUnknown(seed)
             ? seed
-            : derivedAutoName(news.__urn, options.generation ?? 0, typeof seed === "string" ? seed : undefined)
+            : derivedAutoName(options.urn, options.generation ?? 0, typeof seed === "string" ? seed : undefined)
           : autoName("cluster", options.random);
     inputs.__autonamed = true;
+    if (seed !== undefined) inputs.__seed = seed;
   } else {
     delete inputs.__seed;
     delete inputs.__autonamed;
@@ -128,13 +137,12 @@ export function checkCluster(
   // connection: optional explicit endpoint and token.
   checkConnection(news.connection, fail);
 
-  // customTimeouts, carried as the hidden __timeouts input.
-  for (const p of validateTimeouts(news.__timeouts)) fail(p.property, p.reason);
-
-  // import option, carried as the hidden __import input.
-  if (news.__import !== undefined && news.__import !== null && !isUnknown(news.__import)) {
-    if (!isClusterId(news.__import)) {
-      fail("import", `the import option must be the id of an existing cluster (${ID_RULES.cluster}), got ${show(news.__import)}`);
+  // The customTimeouts and import resource options.
+  for (const p of validateTimeouts(options.timeouts)) fail(p.property, p.reason);
+  const importId = options.importId;
+  if (importId !== undefined && importId !== null && !isUnknown(importId)) {
+    if (!isClusterId(importId)) {
+      fail("import", `the import option must be the id of an existing cluster (${ID_RULES.cluster}), got ${show(importId)}`);
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * Wire objects (snake_case, `@pulumi-cms/contract`) to the provider's property bags (camelCase),
+ * Wire objects (snake_case, `@pulumi-cms/contract`) to the core's inputs and outputs (camelCase),
  * and back. The camelCase cluster itself is `../shared/cluster-info`, shared with the functions.
  * Pure.
  */
@@ -40,12 +40,12 @@ export function toUpdateRequest(
   return patch;
 }
 
-/** Hidden and connection properties that travel from inputs into outputs unchanged. */
-const CARRIED = ["connection", "__timeouts", "__urn", "__autonamed"] as const;
+/** The connection, and the auto-name's mark (see `RecordedFields`), travel from inputs into outputs unchanged. */
+const CARRIED = ["connection", "__autonamed"] as const;
 
 /**
  * The Cluster's outputs from the API object, the kubeconfig, and the properties carried over
- * from the inputs (connection, hidden inputs). `infraId` comes from the API when it reports it
+ * from the inputs (connection, recorded fields). `infraId` comes from the API when it reports it
  * (the spec does not promise it does), else from the inputs.
  */
 export function toOutputs(
@@ -70,7 +70,7 @@ export function toOutputs(
  * `workers` and `nodeSize` take the cluster's actual values: after an out-of-band scale the
  * recorded inputs show what really runs, and the next `up` sees the program differ and PATCHes
  * it back. The immutable properties come from the API too (they cannot drift); the connection
- * and hidden inputs are kept from the previous state. For an adopted cluster (`Cluster.get`,
+ * and recorded fields are kept from the previous state. For an adopted cluster (`Cluster.get`,
  * import) the previous state is empty and everything comes from the API.
  */
 export function toInputsAfterRead(cluster: ApiCluster, previous: Partial<ClusterOutputs>): ClusterInputs {

@@ -117,9 +117,8 @@ function sanitizePrefix(urn: string): string {
 
 /**
  * The resource name at the end of a URN (`urn:pulumi:<stack>::<project>::<type>::<name>`).
- * Dynamic provider methods are not told the resource name, so the Cluster resource passes its
- * URN as a hidden input and check reads the name from it. Returns undefined for anything that
- * is not a URN.
+ * The operations are told the URN (each host finds it in what its engine gives), not the
+ * resource name: check reads the name from it. Returns undefined for anything that is not a URN.
  */
 export function resourceNameFromUrn(urn: unknown): string | undefined {
   if (typeof urn !== "string" || !urn.startsWith("urn:pulumi:")) return undefined;

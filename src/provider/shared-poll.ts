@@ -23,25 +23,17 @@
  * - A wave shares its first round. Each operation asks for its first status as soon as the
  *   service has answered its POST, PATCH or DELETE (against a service that finishes at once, that
  *   round already sees it done). That poll waits while a request of the connection starting an
- *   operation is unanswered ({@link SharedPoller.sending}), and, while more operations may come
- *   (the engine has checked resources whose operation has not started, {@link expectOperation};
- *   or it has already run several at once: a destroy's deletes are not checked first), until the
- *   engine's slots (`--parallel`) are full, so that no other operation starts before one of them
- *   ends: as many operations wait as the largest wave so far or, before any wave, as the CLI's
- *   default `--parallel` ({@link defaultEngineSlots}), or nothing has happened on the
- *   connection for {@link SLOTS_FULL_MS} while an operation the engine has checked has not started
- *   (with a slot free it starts milliseconds after its check), or, with no operation announced,
- *   for {@link GATHER_MS} (the engine starts the next operation milliseconds to tens of
- *   milliseconds after the previous one). So a wave's first round is one listing, and the last
- *   operation of an `up` does not wait for others; at the latest a first poll comes at the
- *   waiter's own delay (the schedule's first poll).
+ *   operation is unanswered ({@link SharedPoller.sending}), and for as long as the poller's
+ *   {@link WavePacing} says more operations may join the wave: the host that runs the operations
+ *   knows its engine, and so when the engine starts operations together and how many at once
+ *   (`hosts/engine-waves.ts`). Without pacing (tools, tests) the first round goes at once. At the
+ *   latest a first poll comes at the waiter's own delay (the schedule's first poll).
  * - A first poll after a DELETE, as long as nothing has shown how the service deletes, is a GET of
  *   its own, at once: it answers 404 from a service that deletes at once, which no listing could
  *   prove. After one that showed that (or listings that showed none of the clusters on their
  *   first poll after a DELETE), such polls stay GETs of their own, at once; after one that found
  *   its cluster still there (a service that takes its time), they share listings as above.
  */
-import { availableParallelism } from "node:os";
 import { clusterPages } from "../client/pagination";
 import { isNotFound, NotFoundError } from "../client/errors";
 import { type ApiCluster, type ApiClusterList, type Clock, systemClock } from "@pulumi-cms/contract";
@@ -53,54 +45,35 @@ import { processClock } from "./settings";
 /** The process's pollers by connection (one even if two copies of this package are loaded). */
 export const sharedPollers = processSlot("provider.shared-pollers.v1", () => new Map<string, SharedPoller>());
 
-/** Operations the engine may still start, for the pollers' first rounds (see {@link expectOperation}). */
-const expectedOperations = processSlot("provider.expected-operations.v1", () => ({ urns: new Set<string>(), announcing: false }));
-
-/** Quiet time after which a first round goes ahead while announced operations have not started. */
-export const GATHER_MS = 100;
-
 /**
- * Quiet time after which a first round goes ahead while operations the engine has checked have not
- * started: with a slot free, an operation starts milliseconds after its check; one that has waited
- * this long, with nothing else happening meanwhile, waits for a slot, so the wave is complete.
+ * How long a wave's first round waits for the operations the engine starts together, as the host
+ * that knows its engine tells it (`hosts/engine-waves.ts`); see the module comment.
  */
-export const SLOTS_FULL_MS = 40;
-
-/**
- * The number of operations the Pulumi CLI runs at once unless told otherwise: `PULUMI_PARALLEL`
- * (the host inherits the CLI's environment), else 4 per CPU (the CLI's default for `--parallel`).
- * A wave that large has filled the slots. A `--parallel` flag is invisible here: with fewer slots
- * the quiet spell still ends the wave; with more, the operations beyond this many share the
- * next round instead of this one.
- */
-export function defaultEngineSlots(env: NodeJS.ProcessEnv = process.env, cpus: number = availableParallelism()): number {
-  const fromEnv = Number(env.PULUMI_PARALLEL);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 4 * Math.max(1, cpus);
+export interface WavePacing {
+  /**
+   * Operations the engine has announced (checked) and not started yet, and whether it announces
+   * them at all: a destroy's deletes come unannounced.
+   */
+  expected(): { count: number; announcing: boolean };
+  /** The operations the engine runs at once, before a wave has shown how many. */
+  readonly slots: number;
+  /** Quiet time on the connection after which a first round goes ahead while announced operations have not started. */
+  readonly slotsFullMs: number;
+  /** Quiet time after which a first round goes ahead when operations come unannounced. */
+  readonly gatherMs: number;
 }
 
-/**
- * An operation may come for `urn`: it was checked (a create follows a check without old inputs in
- * `up`; an update may follow one with them). Until it starts or its diff finds no change, first
- * rounds wait for it. One set for every connection, process-wide: `check` and `diff`
- * make no API call, so they do not know the client. An operation that never comes (a failed `up`,
- * a preview) only makes first rounds wait for a short quiet spell instead of going at once. `announcing`
- * records that this process has seen a check at all: a destroy's deletes come unannounced.
- */
-export function expectOperation(urn: unknown): void {
-  const expected = expectedOperations();
-  expected.announcing = true;
-  if (typeof urn === "string") {
-    expected.urns.add(urn);
-    // The engine is still adding to the wave: a first round waiting for it waits on (SLOTS_FULL_MS).
-    for (const poller of sharedPollers().values()) poller.touch();
-  }
-}
+/** No waiting for a wave: every first round goes at once. */
+export const NO_WAVES: WavePacing = Object.freeze({
+  expected: () => ({ count: 0, announcing: true }),
+  slots: 1,
+  slotsFullMs: 0,
+  gatherMs: 0,
+});
 
-/** No operation is to come for `urn` any more: it has started, or its diff found no change. */
-export function stopExpecting(urn: unknown): void {
-  if (typeof urn === "string" && expectedOperations().urns.delete(urn)) {
-    for (const poller of sharedPollers().values()) poller.touch();
-  }
+/** Something happened that a wave's first round waits for (an operation announced or started): every poller hears it. */
+export function touchSharedPollers(): void {
+  for (const poller of sharedPollers().values()) poller.touch();
 }
 
 /** What the shared poller needs of a client: `CmsClient` has all of it. */
@@ -162,8 +135,8 @@ export class SharedPoller {
   constructor(
     private readonly client: SharedPollClient,
     readonly clock: Clock = systemClock,
-    /** The engine's slots before a wave has shown them (see {@link defaultEngineSlots}). */
-    private readonly engineSlots: number = defaultEngineSlots(),
+    /** How a wave's first round waits for the operations of the wave. */
+    readonly pacing: WavePacing = NO_WAVES,
   ) {}
 
   private now(): number {
@@ -202,7 +175,7 @@ export class SharedPoller {
     }
   }
 
-  /** Something happened on the connection that a wave's first round waits for (see {@link GATHER_MS}). */
+  /** Something happened on the connection that a wave's first round waits for (see {@link WavePacing}). */
   touch(): void {
     this.lastActivityAt = this.now();
     this.arm();
@@ -243,14 +216,14 @@ export class SharedPoller {
     if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
     // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
     // has run several at once already.
-    const expected = expectedOperations();
-    if (expected.announcing ? expected.urns.size === 0 : this.largestWave < 2) return now;
-    const slots = this.largestWave > 1 ? this.largestWave : this.engineSlots;
+    const expected = this.pacing.expected();
+    if (expected.announcing ? expected.count === 0 : this.largestWave < 2) return now;
+    const slots = this.largestWave > 1 ? this.largestWave : this.pacing.slots;
     if (new Set(firsts.map((w) => w.id)).size >= slots) return now;
     // Checked operations have not started: as long as operations start, requests are answered or
-    // checks come, the wave may grow; once nothing has happened for SLOTS_FULL_MS, the engine's
-    // slots are full. (A destroy's deletes come unannounced: the longer quiet spell.)
-    return this.lastActivityAt + (expected.announcing ? SLOTS_FULL_MS : GATHER_MS);
+    // checks come, the wave may grow; once nothing has happened for a quiet spell, the engine's
+    // slots are full. (A destroy's deletes come unannounced: the pacing's longer spell.)
+    return this.lastActivityAt + (expected.announcing ? this.pacing.slotsFullMs : this.pacing.gatherMs);
   }
 
   /**
@@ -394,17 +367,17 @@ export function isSharedPollClient(client: unknown): client is SharedPollClient 
 }
 
 /**
- * The process-wide poller of this client's endpoint + token, on the process's clock (a poller
- * made on another clock serves only the waits it has); undefined when the client cannot list (a
- * test double) and polling stays per cluster.
+ * The process-wide poller of this client's endpoint + token, on the process's clock with `pacing`
+ * (a poller made on another clock or pacing serves only the waits it has); undefined when the
+ * client cannot list (a test double) and polling stays per cluster.
  */
-export function sharedPollerFor(client: unknown): SharedPoller | undefined {
+export function sharedPollerFor(client: unknown, pacing: WavePacing = NO_WAVES): SharedPoller | undefined {
   if (!isSharedPollClient(client)) return undefined;
   const pollers = sharedPollers();
   const clock = processClock();
   let poller = pollers.get(client.identity);
-  if (!poller || poller.clock !== clock) {
-    poller = new SharedPoller(client, clock);
+  if (!poller || poller.clock !== clock || poller.pacing !== pacing) {
+    poller = new SharedPoller(client, clock, pacing);
     pollers.set(client.identity, poller);
   }
   return poller;

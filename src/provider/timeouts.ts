@@ -1,7 +1,7 @@
 /**
- * Operation timeouts. The Node dynamic-provider host does not pass the `customTimeouts`
- * resource option on to the provider, so the Cluster resource copies it into the hidden
- * `__timeouts` input; this module turns that into milliseconds with the documented defaults.
+ * Operation timeouts: the `customTimeouts` resource option, as each host finds it (the native
+ * host in the engine's request, the dynamic host in a hidden input of the `Cluster`), checked and
+ * turned into milliseconds with the documented defaults.
  */
 import { parseDuration } from "../shared/durations";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";

@@ -75,7 +75,8 @@ export function planRecovery(
     const requestedAt = typeof inputs.__requestedAt === "string" ? Date.parse(inputs.__requestedAt) : Number.NaN;
     const ownership = judgeOwnership(clusters, {
       name,
-      proof: nameProofOf(inputs),
+      // The dynamic face's pending inputs hold the resource's URN (`__urn`), from which its auto-name derives.
+      proof: nameProofOf(inputs, (inputs as { __urn?: unknown }).__urn),
       request: toCreateRequest(inputs),
       // Without a recorded time (an older release), every same-named cluster of its shape is a candidate.
       notBefore: Number.isNaN(requestedAt) ? undefined : requestedAt,

@@ -27,7 +27,7 @@ describe("check", () => {
   });
 
   it("requires controlPlanes, workers and nodeSize", () => {
-    const r = checkCluster({}, { __urn: URN });
+    const r = checkCluster({}, {}, { urn: URN });
     expect(r.failures.map((f) => f.property)).toEqual(["controlPlanes", "workers", "nodeSize"]);
     expect(r.failures[0].reason).toMatch(/required: 1 or 3/);
   });
@@ -74,48 +74,48 @@ describe("check", () => {
 
   describe("auto-name", () => {
     it("derives the name from the resource name and marks it", () => {
-      const r = checkCluster({}, { ...valid, name: undefined, __urn: URN });
+      const r = checkCluster({}, { ...valid, name: undefined }, { urn: URN });
       expect(r.inputs.name).toMatch(/^prod-[a-z0-9]{7}$/);
       expect(r.inputs.__autonamed).toBe(true);
       expect(r.failures).toEqual([]);
     });
 
     it("mixes in the stack's seed: twin stacks with the same URN get different names", () => {
-      const a = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: "a".repeat(32) }).inputs.name;
-      const b = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: "b".repeat(32) }).inputs.name;
+      const a = checkCluster({}, { ...valid, name: undefined }, { urn: URN, seed: "a".repeat(32) }).inputs.name;
+      const b = checkCluster({}, { ...valid, name: undefined }, { urn: URN, seed: "b".repeat(32) }).inputs.name;
       expect(a).toMatch(/^prod-[a-z0-9]{7}$/);
       expect(a).not.toBe(b);
       expect(a).toBe(derivedAutoName(URN, 0, "a".repeat(32)));
     });
 
     it("an unknown seed (a brand-new stack's preview) leaves the name unknown", () => {
-      const r = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: UNKNOWN });
+      const r = checkCluster({}, { ...valid, name: undefined }, { urn: URN, seed: UNKNOWN });
       expect(r.inputs.name).toBe(UNKNOWN);
       expect(r.inputs.__autonamed).toBe(true);
       expect(r.failures).toEqual([]);
     });
 
     it("a damaged seed fails, naming it", () => {
-      const r = checkCluster({}, { ...valid, name: undefined, __urn: URN, __seed: "not-a-seed" });
+      const r = checkCluster({}, { ...valid, name: undefined }, { urn: URN, seed: "not-a-seed" });
       expect(r.failures).toEqual([{ property: "name", reason: expect.stringContaining("__seed") }]);
     });
 
     it("keeps a 0.2.0 auto-name (no seed) when the stack has a seed now: no rename", () => {
-      const legacy = checkCluster({}, { ...valid, name: undefined, __urn: URN }).inputs;
+      const legacy = checkCluster({}, { ...valid, name: undefined }, { urn: URN }).inputs;
       expect(legacy.name).toBe(derivedAutoName(URN, 0));
-      const later = checkCluster(legacy, { ...valid, name: undefined, __urn: URN, __seed: "c".repeat(32) }).inputs;
+      const later = checkCluster(legacy, { ...valid, name: undefined }, { urn: URN, seed: "c".repeat(32) }).inputs;
       expect(later.name).toBe(legacy.name);
     });
 
     it("keeps the previous auto-name, so previews and updates are stable", () => {
-      const first = checkCluster({}, { ...valid, name: undefined, __urn: URN }).inputs;
-      const second = checkCluster(first, { ...valid, workers: 5, name: undefined, __urn: URN }).inputs;
+      const first = checkCluster({}, { ...valid, name: undefined }, { urn: URN }).inputs;
+      const second = checkCluster(first, { ...valid, workers: 5, name: undefined }, { urn: URN }).inputs;
       expect(second.name).toBe(first.name);
       expect(second.__autonamed).toBe(true);
     });
 
     it("does not take over a previous explicit name", () => {
-      const r = checkCluster({ ...valid, phase: "managed" }, { ...valid, name: undefined, __urn: URN });
+      const r = checkCluster({ ...valid, phase: "managed" }, { ...valid, name: undefined }, { urn: URN });
       expect(r.inputs.name).not.toBe("prod");
       expect(r.inputs.name).toMatch(/^prod-/);
     });
@@ -144,11 +144,11 @@ describe("check", () => {
     expect(JSON.stringify(bad.failures)).not.toContain(secret);
   });
 
-  it("validates customTimeouts carried in __timeouts", () => {
-    expect(checkCluster({}, { ...valid, __timeouts: { create: "30" } }).failures).toEqual([
+  it("validates the customTimeouts option", () => {
+    expect(checkCluster({}, valid, { timeouts: { create: "30" } }).failures).toEqual([
       { property: "customTimeouts.create", reason: expect.stringMatching(/number followed by a unit/) },
     ]);
-    expect(checkCluster({}, { ...valid, __timeouts: { create: "45m", delete: "1h" } }).failures).toEqual([]);
+    expect(checkCluster({}, valid, { timeouts: { create: "45m", delete: "1h" } }).failures).toEqual([]);
   });
 
   it("keeps inputs free of undefined members (the Struct encoder rejects them)", () => {

@@ -19,7 +19,7 @@ describe("the provider's property bags", () => {
     expect(toUpdateRequest(olds, { workers: 1, nodeSize: "small" })).toEqual({ workers: 1, node_size: "small" });
   });
 
-  it("builds outputs carrying the connection and hidden inputs, nothing undefined", () => {
+  it("builds outputs carrying the connection and the auto-name's mark, nothing undefined", () => {
     const carried = {
       infraId: "dc-1",
       connection: { endpoint: "http://e", token: "t" },
@@ -45,8 +45,6 @@ describe("the provider's property bags", () => {
       infraId: "dc-1", // the API said null: keep what the program asked for
       kubeconfig: "kubeconfig-text",
       connection: { endpoint: "http://e", token: "t" },
-      __timeouts: { create: "1h" },
-      __urn: "urn:x",
       __autonamed: true,
     });
     expect(Object.values(toOutputs(api, {}, undefined))).not.toContain(undefined);
@@ -63,7 +61,6 @@ describe("the provider's property bags", () => {
       phase: "managed",
       connection: { token: "t" },
       __autonamed: true,
-      __urn: "u",
     });
   });
 

@@ -6,15 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import {
-  SharedPoller,
-  defaultEngineSlots,
-  expectOperation,
-  GATHER_MS,
-  SLOTS_FULL_MS,
-  sharedPollerFor,
-  stopExpecting,
-} from "../../src/provider/shared-poll";
+import { SharedPoller, sharedPollerFor } from "../../src/provider/shared-poll";
+import { defaultEngineSlots, ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
 import { waitForCluster } from "../../src/provider/waiter";
 import { sharedPollers } from "../../src/provider/shared-poll";
 import { systemClock } from "@pulumi-cms/contract";
@@ -196,8 +189,14 @@ describe("SharedPoller rules (fake client)", () => {
     expect(f.calls).toEqual(["list 1"]);
   });
 
-  /** A pause shorter than GATHER_MS and SLOTS_FULL_MS, in which a first round that did not wait would go. */
+  const { gatherMs: GATHER_MS, slotsFullMs: SLOTS_FULL_MS } = ENGINE_SPELLS;
+  /** A pause shorter than the dynamic host's quiet spells, in which a first round that did not wait would go. */
   const pause = () => new Promise((resolve) => setTimeout(resolve, Math.min(GATHER_MS, SLOTS_FULL_MS) / 4));
+  /** The dynamic host's waves, on an expected set of their own. */
+  const dynamicWaves = (slots?: number) => {
+    const expected = noExpectedOperations();
+    return new EngineWaves(() => expected, ENGINE_SPELLS, slots);
+  };
 
   it("holds a wave's first polls until its requests are answered, then serves them with one listing", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
@@ -230,29 +229,31 @@ describe("SharedPoller rules (fake client)", () => {
 
   it("while the engine has operations to come, a first poll waits for a quiet spell so the next one joins it", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
-    const poller = sharedPollerFor({ ...f.client, identity: "fake-expecting" });
+    const waves = dynamicWaves();
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-expecting" }, waves);
     if (!poller) throw new Error("a listing client has a shared poller");
     const next = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::b";
-    expectOperation(next);
+    waves.checked(next);
     try {
       const a = poller.observe("a", 60_000, { first: true });
       await pause();
       expect(f.calls).toEqual([]);
       // b starts, sends its request and asks: nothing more is expected, so the round goes.
-      stopExpecting(next);
+      waves.settled(next);
       await poller.sending(async () => undefined);
       const b = poller.observe("b", 60_000, { first: true });
       await Promise.all([a, b]);
       expect(f.calls).toEqual(["list 1"]);
     } finally {
-      stopExpecting(next);
+      waves.settled(next);
       sharedPollers().clear();
     }
   });
 
   it("while a checked operation does not start, a first poll waits for a short quiet spell only: the engine's slots are full", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
-    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots-full" });
+    const waves = dynamicWaves();
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots-full" }, waves);
     if (!poller) throw new Error("a listing client has a shared poller");
     const blocked = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::blocked";
     // Something happens on the connection every 90 ms: more than SLOTS_FULL_MS apart, less than
@@ -263,22 +264,23 @@ describe("SharedPoller rules (fake client)", () => {
     try {
       const wave = Promise.all(["a", "b"].map((id) => poller.observe(id, 60_000, { first: true })));
       // Checked, and then it does not start: it waits for one of the slots a and b hold.
-      expectOperation(blocked);
+      waves.checked(blocked);
       await wave;
       expect(f.calls).toEqual(["list 1"]);
     } finally {
       clearInterval(busy);
-      stopExpecting(blocked);
+      waves.settled(blocked);
       sharedPollers().clear();
     }
   });
 
   it("once a wave has shown the engine's slots, a wave that fills them goes without waiting for a quiet spell", async () => {
     const f = fakeClient(() => ["a", "b", "c", "d", "e", "f"].map((id) => cluster(id, "running")));
-    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots" });
+    const waves = dynamicWaves();
+    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots" }, waves);
     if (!poller) throw new Error("a listing client has a shared poller");
     const more = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::more";
-    expectOperation(more);
+    waves.checked(more);
     try {
       // The first wave of three: its round waits for the quiet spell (operations are expected).
       await Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, { first: true })));
@@ -291,16 +293,17 @@ describe("SharedPoller rules (fake client)", () => {
       await wave;
       expect(f.calls).toEqual(["list 1", "list 1"]);
     } finally {
-      stopExpecting(more);
+      waves.settled(more);
       sharedPollers().clear();
     }
   });
 
   it("before any wave, a wave as large as the CLI's default --parallel goes without waiting for a quiet spell", async () => {
     const f = fakeClient(() => ["a", "b", "c"].map((id) => cluster(id, "running")));
-    const poller = new SharedPoller(f.client, systemClock, 3);
+    const waves = dynamicWaves(3);
+    const poller = new SharedPoller(f.client, systemClock, waves);
     const more = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::more";
-    expectOperation(more);
+    waves.checked(more);
     try {
       let done = false;
       const wave = Promise.all(["a", "b", "c"].map((id) => poller.observe(id, 60_000, { first: true }))).then(() => (done = true));
@@ -309,7 +312,7 @@ describe("SharedPoller rules (fake client)", () => {
       await wave;
       expect(f.calls).toEqual(["list 1"]);
     } finally {
-      stopExpecting(more);
+      waves.settled(more);
     }
   });
 

@@ -1,7 +1,8 @@
 /**
  * The Cluster provider as Pulumi's Node dynamic-provider host runs it: the core's `check`, `diff`,
  * `create`, `read`, `update` and `delete` (one file each under `provider/operations/`), bound to a
- * provider's memory and settings in the shape of `pulumi.dynamic.ResourceProvider`.
+ * provider's memory and settings in the shape of `pulumi.dynamic.ResourceProvider`, each call's
+ * property bags turned into the core's request and back (`requests.ts`).
  *
  * Loading this module inside the host sets the host up: the engine watchdog (exit when the engine
  * that started us is gone), the filter of the host's echoes of our errors (`host-echo.ts`), the
@@ -27,6 +28,8 @@ import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { engineAddressFromHost } from "./host-process";
 import { withoutHostEchoes } from "./host-echo";
+import { deleteRequest, diffRequest, dynamicCheck, dynamicCreate, dynamicRead, dynamicUpdate } from "./requests";
+import { dynamicWaves } from "./waves";
 
 startEngineWatchdog();
 offerHostProgress(() => connectToEngine(engineAddressFromHost()));
@@ -53,7 +56,9 @@ const defaultMemory = processSlot("dynamic-host.default-provider-memory.v1", emp
 export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
   const ownMemory = own ? emptyProviderMemory() : undefined;
   const memory = () => ownMemory ?? defaultMemory();
-  const ctx = new OperationContext(memory, () => (own ? { ...processSettings(), ...own } : processSettings()));
+  const ctx = new OperationContext(memory, () => (own ? { ...processSettings(), ...own } : processSettings()), dynamicWaves);
+  // What the engine's calls say of the operations to come, for the waves of first polls.
+  const waves = () => dynamicWaves();
   return withoutHostEchoes({
     /**
      * Called once by the host after it deserializes the provider, with the stack's configuration.
@@ -63,12 +68,30 @@ export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
       memory().configured = dropEmpty({ endpoint: req.config.get(CONFIG_ENDPOINT_KEY), token: req.config.get(CONFIG_TOKEN_KEY) });
     },
-    check: (olds, news) => check(ctx, olds, news),
-    diff: (id, olds, news) => diff(id, olds, news),
-    create: (inputs) => create(ctx, inputs),
-    read: (id, props) => read(ctx, id, props),
-    update: (id, olds, news) => update(ctx, id, olds, news),
-    delete: (id, props) => deleteCluster(ctx, id, props),
+    check: (olds, news) =>
+      dynamicCheck(olds, news, async (request) => {
+        const result = await check(ctx, request);
+        if (result.failures.length === 0) waves().checked(request.urn);
+        return result;
+      }),
+    diff: async (id, olds, news) => {
+      const request = diffRequest(id, olds, news);
+      const result = await diff(request);
+      if (!result.changes) waves().settled(request.urn);
+      return result;
+    },
+    create: (inputs) =>
+      dynamicCreate(inputs, (request) => {
+        waves().settled(request.urn);
+        return create(ctx, request);
+      }),
+    read: (id, props) => dynamicRead(id, props, (request) => read(ctx, request)),
+    update: (id, olds, news) =>
+      dynamicUpdate(id, olds, news, (request) => {
+        waves().settled(request.urn);
+        return update(ctx, request);
+      }),
+    delete: (id, props) => deleteCluster(ctx, deleteRequest(id, props)),
   });
 }
 

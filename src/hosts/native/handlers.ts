@@ -1,14 +1,13 @@
 /**
  * The native plugin's side of the engine's provider protocol, for `cms:index:Cluster` and the
- * lookups: each call turned into the core's operation (`provider/operations/`), with what the
- * engine sends that the dynamic host drops (the provider's configuration, the operation's timeout,
- * preview, the URN, nil properties on `pulumi import`) taken from the request.
+ * lookups: each call turned into the core's request (`provider/operations/requests.ts`) from what
+ * the engine sends (the provider's configuration, the operation's timeout, preview, the URN, nil
+ * properties on `pulumi import`).
  */
 import { randomBytes } from "node:crypto";
 import { PACKAGE_VERSION } from "../../client/version";
 import { type ConnectionInputs, dropEmpty, resolveConnection } from "../../connection";
 import { plainTokenRefusal } from "../../connection/plain-token";
-import { diffCluster } from "../../provider/diff";
 import { ClusterInitError, OperationError } from "../../provider/errors";
 import {
   lookupCluster,
@@ -24,13 +23,16 @@ import { check } from "../../provider/operations/check";
 import { emptyProviderMemory, OperationContext } from "../../provider/operations/context";
 import { create } from "../../provider/operations/create";
 import { deleteCluster } from "../../provider/operations/delete";
+import { diff } from "../../provider/operations/diff";
 import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
-import { stopExpecting } from "../../provider/shared-poll";
 import { processSettings } from "../../provider/settings";
+import type { TimeoutStrings } from "../../provider/timeouts";
+import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
 import { UNKNOWN } from "../../provider/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
+import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { redact } from "../../client/redact";
 import {
@@ -64,8 +66,8 @@ const LOOKUPS: Record<string, (args: Record<string, unknown>) => LookupCall<unkn
 const SECRET_RESULTS: Record<string, string[]> = { "cms:index:getKubeconfig": ["kubeconfig"] };
 
 /** The engine's timeout (seconds; 0 when the program set none) as the core's timeout strings. */
-function timeouts(op: "create" | "update" | "delete", seconds: number): Record<string, unknown> {
-  return seconds > 0 ? { __timeouts: { [op]: `${seconds}s` } } : {};
+function timeouts(op: "create" | "update" | "delete", seconds: number): TimeoutStrings | undefined {
+  return seconds > 0 ? { [op]: `${seconds}s` } : undefined;
 }
 
 /**
@@ -107,9 +109,13 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   // A preview of a stack whose provider is not in the state yet: the seed drawn for it is not the
   // one `up` records (each run draws its own), so neither is an auto-name derived from it.
   let seedIsProvisional = false;
+  // What the engine's calls say of the operations to come, for the waves of first polls.
+  const expected = noExpectedOperations();
+  const waves = new EngineWaves(() => expected, ENGINE_SPELLS);
   const ctx = new OperationContext(
     () => memory,
     () => processSettings(),
+    () => waves,
   );
   const toStruct = (value: Record<string, unknown>) => struct.Struct.fromJavaScript(value);
   const requireCluster = (type: string) => {
@@ -179,7 +185,8 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         plain: [olds, news],
         paths,
       } = inbound(req.getOlds(), req.getNews());
-      const result = await check(ctx, olds, { ...news, __urn: req.getUrn(), ...(seed && news.name == null ? { __seed: seed } : {}) });
+      const result = await check(ctx, { urn: req.getUrn(), olds, news, seed });
+      if (result.failures.length === 0) waves.checked(req.getUrn());
       // A failure may quote the value it refuses.
       const failures = (result.failures ?? []).map((f) => ({ ...f, reason: redact(f.reason, secrets()) }));
       // Only a preview configures a provider under the unknown id, and a preview may return unknowns.
@@ -190,8 +197,8 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const {
         plain: [olds, news],
       } = inbound(req.getOlds(), req.getNews());
-      const d = diffCluster(olds, news);
-      if (!d.changes) stopExpecting(req.getUrn());
+      const d = await diff({ id: req.getId(), urn: req.getUrn(), olds, news });
+      if (!d.changes) waves.settled(req.getUrn());
       const resp = new proto.DiffResponse()
         .setChanges(d.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
         .setReplacesList(d.replaces)
@@ -210,13 +217,17 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         plain: [inputs],
         paths,
       } = inbound(req.getProperties());
-      if (req.getPreview()) {
-        stopExpecting(req.getUrn());
-        return new proto.CreateResponse().setId("").setProperties(toStruct(markSecrets(previewOutputs(inputs), paths)));
-      }
-      refuseIfCancelled("creating the cluster");
+      const preview = req.getPreview();
+      waves.settled(req.getUrn());
+      if (!preview) refuseIfCancelled("creating the cluster");
       const result = await withInitFailure(
-        () => create(ctx, { ...inputs, __urn: req.getUrn(), ...timeouts("create", req.getTimeout()) }),
+        () =>
+          create(ctx, {
+            urn: req.getUrn(),
+            inputs: inputs as unknown as ClusterInputs,
+            timeouts: timeouts("create", req.getTimeout()),
+            preview,
+          }),
         paths,
       );
       return new proto.CreateResponse().setId(result.id).setProperties(toStruct(markSecrets(result.outs, paths)));
@@ -230,7 +241,12 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       // `pulumi import` reads with no properties at all: the cluster is looked up like `Cluster.get`,
       // so a wrong id fails naming it instead of importing nothing.
       const importing = Object.keys(props).length === 0;
-      const result = await read(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...(importing ? { __get: "pulumi import" } : {}) });
+      const result = await read(ctx, {
+        id: req.getId(),
+        urn: req.getUrn(),
+        state: props,
+        lookup: importing ? "pulumi import" : undefined,
+      });
       const resp = new proto.ReadResponse().setId(result.id ?? "");
       if (!result.id) return resp;
       resp.setProperties(toStruct(markSecrets(result.props ?? {}, paths)));
@@ -247,13 +263,19 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         plain: [olds, news],
         paths,
       } = inbound(req.getOlds(), req.getNews(), req.getOldInputs());
-      if (req.getPreview()) {
-        stopExpecting(req.getUrn());
-        return new proto.UpdateResponse().setProperties(toStruct(markSecrets({ ...olds, ...news }, paths)));
-      }
-      refuseIfCancelled(`updating cluster ${req.getId()}`);
+      const preview = req.getPreview();
+      waves.settled(req.getUrn());
+      if (!preview) refuseIfCancelled(`updating cluster ${req.getId()}`);
       const result = await withInitFailure(
-        () => update(ctx, req.getId(), olds, { ...news, __urn: req.getUrn(), ...timeouts("update", req.getTimeout()) }),
+        () =>
+          update(ctx, {
+            id: req.getId(),
+            urn: req.getUrn(),
+            olds: olds as unknown as ClusterOutputs,
+            news: news as unknown as ClusterInputs,
+            timeouts: timeouts("update", req.getTimeout()),
+            preview,
+          }),
         paths,
       );
       return new proto.UpdateResponse().setProperties(toStruct(markSecrets(result.outs, paths)));
@@ -263,7 +285,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         plain: [props],
       } = inbound(req.getProperties());
       refuseIfCancelled(`deleting cluster ${req.getId()}`);
-      await deleteCluster(ctx, req.getId(), { ...props, __urn: req.getUrn(), ...timeouts("delete", req.getTimeout()) });
+      await deleteCluster(ctx, { id: req.getId(), urn: req.getUrn(), state: props, timeouts: timeouts("delete", req.getTimeout()) });
       return new empty.Empty();
     },
     async invoke(req) {
@@ -312,13 +334,6 @@ function variables(map: { forEach(fn: (value: string, key: string) => void): voi
   map.forEach((value, key) => {
     out[key.replace(/^cms:config:/, "")] = value;
   });
-  return out;
-}
-
-/** What a preview shows for a cluster to be created: the inputs, every reported value unknown. */
-function previewOutputs(inputs: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...inputs };
-  for (const k of ["status", "nodeCount", "endpoint", "kubernetesVersion", "createdAt", "updatedAt", "kubeconfig"]) out[k] = UNKNOWN;
   return out;
 }
 

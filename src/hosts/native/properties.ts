@@ -40,10 +40,10 @@ export function fromStruct(struct: { toJavaScript(): Record<string, unknown> } |
 }
 
 /**
- * The hidden properties the dynamic face carries as inputs because its host does not pass them
- * on. The native face gets each from the engine's request instead, so none is stored in its
- * state: the URN, the timeouts, the serialized provider, and the markers of `Cluster.get`,
- * `import` and the program's read of the state.
+ * The hidden inputs the dynamic face keeps in its state because its host passes none of them on
+ * (`hosts/dynamic/requests.ts`): the URN, the timeouts, the serialized provider, and the markers
+ * of `Cluster.get`, `import` and the program's read of the state. The native face has each from
+ * the engine's request, so none is stored in its state, even one moved from the dynamic face.
  */
 const PER_REQUEST = ["__urn", "__timeouts", "__provider", "__get", "__import", "__inState"] as const;
 

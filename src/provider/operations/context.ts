@@ -12,11 +12,12 @@ import { forgetListings } from "../listings";
 import { toOutputs } from "../mapping";
 import { progressFor } from "../progress";
 import { processClock, type ProviderSettings } from "../settings";
-import { stopExpecting } from "../shared-poll";
+import type { WavePacing } from "../shared-poll";
 import { forgetReads } from "../shared-reads";
-import { resolveTimeouts, type TimeoutStrings } from "../timeouts";
+import { resolveTimeouts } from "../timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
 import { sendStarting, waitForGone, waitForRunning } from "../waiter";
+import type { TimedRequest } from "./requests";
 
 /** What a provider keeps between calls: the stack configuration and what check saw. */
 export interface ProviderMemory {
@@ -46,6 +47,8 @@ export class OperationContext {
   constructor(
     readonly memory: () => ProviderMemory,
     readonly settings: () => ProviderSettings,
+    /** How the first polls of a wave of operations wait for each other: the host's, which knows its engine. */
+    private readonly pacing?: () => WavePacing,
   ) {
     this.stateMemory = new StateMemory(() => memory().inState);
     this.connector = new Connector({ configured: () => memory().configured, settings });
@@ -112,15 +115,13 @@ export class OperationContext {
   }
 
   /**
-   * Start a create or an update of the resource `props` describe: no other operation is to come
-   * for it (`shared-poll.ts`), its progress line, its client (whose waits stop at the operation's
-   * timeout), and its waits.
+   * Start a create or an update of the resource `request` names: its progress line, its client
+   * (whose waits stop at the operation's timeout), and its waits.
    */
-  async start(kind: "create" | "update", props: { __urn?: string; __timeouts?: TimeoutStrings; connection?: ConnectionInputs }) {
-    stopExpecting(props.__urn);
-    const onProgress = progressFor(props.__urn);
-    const timeoutMs = kind === "create" ? resolveTimeouts(props.__timeouts).createMs : resolveTimeouts(props.__timeouts).updateMs;
-    const { client, connection } = await this.connector.connect(props.connection, onProgress, { ms: timeoutMs, name: `${kind} timeout` });
+  async start(kind: "create" | "update", request: TimedRequest, connectionInputs: ConnectionInputs | undefined) {
+    const onProgress = progressFor(request.urn);
+    const timeoutMs = kind === "create" ? resolveTimeouts(request.timeouts).createMs : resolveTimeouts(request.timeouts).updateMs;
+    const { client, connection } = await this.connector.connect(connectionInputs, onProgress, { ms: timeoutMs, name: `${kind} timeout` });
     const secrets = [connection.token];
     const startedAt = this.clock().now();
     const waits = await this.waitsFor({ connection, timeoutMs, startedAt, secrets, onProgress, deadlineName: `${kind} timeout` });
@@ -130,13 +131,8 @@ export class OperationContext {
   /** The settings of this provider's waits on `client`. */
   private waitSettings(client: CmsClient) {
     const settings = this.settings();
-    return { client, schedule: settings.schedule, clock: this.clock(), sharedPolling: settings.sharedPolling };
+    return { client, schedule: settings.schedule, clock: this.clock(), sharedPolling: settings.sharedPolling, pacing: this.pacing?.() };
   }
-}
-
-/** Attach the serialized provider, which the host does not add to init-error properties. */
-function withProvider<T extends object>(outs: T, provider: unknown): T {
-  return typeof provider === "string" ? { ...outs, __provider: provider } : outs;
 }
 
 /** Outputs for an init error, built defensively: reporting the failure must not fail. */
@@ -146,16 +142,16 @@ export function partialOutputs(
   kubeconfig: string | undefined,
 ): Record<string, unknown> {
   try {
-    if (cluster) return withProvider({ ...toOutputs(cluster, inputs, kubeconfig) }, inputs.__provider);
+    if (cluster) return { ...toOutputs(cluster, inputs, kubeconfig) };
   } catch {
     // fall through to the minimal shape
   }
   const minimal: Record<string, unknown> = { status: "unknown" };
-  for (const k of [...CLUSTER_INPUT_PROPERTIES, "connection", "__timeouts", "__urn", "__autonamed"]) {
+  for (const k of [...CLUSTER_INPUT_PROPERTIES, "connection", "__autonamed"]) {
     const v = (inputs as Record<string, unknown>)[k];
     if (v !== undefined) minimal[k] = v;
   }
-  return withProvider(minimal, inputs.__provider);
+  return minimal;
 }
 
 /**

@@ -15,28 +15,33 @@ import { ClusterInitError } from "../errors";
 import { toCreateRequest, toOutputs } from "../mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../messages";
 import { endProgress, warnFor } from "../progress";
-import type { ClusterInputs } from "../types";
+import type { ClusterInputs, ClusterOutputs } from "../types";
+import { UNKNOWN } from "../unknown";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs } from "./context";
+import type { CreateRequest } from "./requests";
 
-export async function create(ctx: OperationContext, raw: Record<string, unknown>): Promise<CreateResult> {
-  const inputs = raw as unknown as ClusterInputs;
-  const { onProgress, client, secrets, waits } = await ctx.start("create", inputs);
+export async function create(ctx: OperationContext, request: CreateRequest): Promise<CreateResult> {
+  const { inputs, urn, importId } = request;
+  if (request.preview) {
+    return { id: "", outs: previewOutputs(inputs) };
+  }
+  const { onProgress, client, secrets, waits } = await ctx.start("create", request, inputs.connection);
 
   let first: ApiCluster | ApiClusterSummary | undefined;
-  if (inputs.__import) {
-    first = await adoptImported(client, inputs, secrets);
+  if (importId) {
+    first = await adoptImported(client, importId, inputs, secrets);
     onProgress?.(`importing ${first.id} (status ${first.status})`);
   } else {
     try {
-      first = await findLeftover(client, inputs, ctx.stateMemory.previous(inputs.__urn)?.name, secrets);
+      first = await findLeftover(client, inputs, urn, ctx.stateMemory.previous(urn)?.name, secrets);
     } catch (e) {
       if (e instanceof UnprovenOwnershipError) throw new OperationError(safeMessage(e, secrets), codeOf(e, "operation_failed"));
       throw e;
     }
-    if (first && inputs.__urn) {
+    if (first && urn) {
       await warnFor(
-        inputs.__urn,
+        urn,
         `cluster ${first.id} ("${first.name}", ${first.status}) carries this stack's own auto-name for the resource: an earlier run that was interrupted created it, and it is taken over instead of creating another`,
       );
     }
@@ -44,7 +49,7 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
   const adopted = first !== undefined;
   if (!first) {
     try {
-      first = await waits.send(() => client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs) }));
+      first = await waits.send(() => client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs, urn) }));
     } catch (e) {
       // Nothing was taken: the client returns a cluster after a lost reply only with proof that
       // it is this create's, and otherwise names the candidates in the error.
@@ -59,8 +64,8 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
     last = first.status === "running" && "endpoint" in first ? (first as ApiCluster) : await waits.running(id, !adopted); // a found cluster's status was just seen
     const kubeconfig = await client.getKubeconfig(id);
     // An import shows what it took over, however fast: the CLI only says "created".
-    if (inputs.__import) await endProgress(inputs.__urn, `imported: cluster ${id} is running; no cluster was created`, true);
-    else await endProgress(inputs.__urn, `running: cluster ${id} ready`);
+    if (importId) await endProgress(urn, `imported: cluster ${id} is running; no cluster was created`, true);
+    else await endProgress(urn, `running: cluster ${id} ready`);
     return { id, outs: toOutputs(last, inputs, kubeconfig) };
   } catch (e) {
     if (e instanceof WaitError && e.reason === "gone") {
@@ -69,8 +74,15 @@ export async function create(ctx: OperationContext, raw: Record<string, unknown>
     }
     const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
     const why = safeMessage(e, secrets);
-    const hint = seen?.status === "error" ? ERROR_STATUS_HINT : nextSteps(inputs.__urn);
+    const hint = seen?.status === "error" ? ERROR_STATUS_HINT : nextSteps(urn);
     // The message with its hint is also the init error the CLI shows (the host shows reasons).
     throw new ClusterInitError(`cluster ${id} was created but is not ready: ${why}. ${hint}`, id, partialOutputs(seen, inputs, undefined));
   }
+}
+
+/** What a preview shows for a cluster to be created: the inputs, every reported value unknown. */
+function previewOutputs(inputs: ClusterInputs): ClusterOutputs {
+  const out: Record<string, unknown> = { ...inputs };
+  for (const k of ["status", "nodeCount", "endpoint", "kubernetesVersion", "createdAt", "updatedAt", "kubeconfig"]) out[k] = UNKNOWN;
+  return out as unknown as ClusterOutputs;
 }

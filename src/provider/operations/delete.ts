@@ -10,15 +10,15 @@ import { existingFailure } from "../messages";
 import { endProgress, progressFor } from "../progress";
 import { goneLine } from "../progress-line";
 import { resolveTimeouts } from "../timeouts";
-import type { ClusterOutputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, retryWhileBusy } from "./context";
+import type { DeleteRequest } from "./requests";
 
-export async function deleteCluster(ctx: OperationContext, id: string, raw: Record<string, unknown>): Promise<void> {
-  const props = raw as unknown as Partial<ClusterOutputs>;
-  const onProgress = progressFor(props.__urn);
-  const timeouts = resolveTimeouts(props.__timeouts);
-  const { client, connection } = await ctx.connector.connectExisting(props.connection, id, undefined, onProgress, {
+export async function deleteCluster(ctx: OperationContext, request: DeleteRequest): Promise<void> {
+  const { id, state, urn } = request;
+  const onProgress = progressFor(urn);
+  const timeouts = resolveTimeouts(request.timeouts);
+  const { client, connection } = await ctx.connector.connectExisting(state.connection, id, undefined, onProgress, {
     ms: timeouts.deleteMs,
     name: "delete timeout",
   });
@@ -68,5 +68,5 @@ export async function deleteCluster(ctx: OperationContext, id: string, raw: Reco
   } catch (e) {
     throw new OperationError(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
-  await endProgress(props.__urn, `deleted: cluster ${id} is gone`);
+  await endProgress(urn, `deleted: cluster ${id} is gone`);
 }

@@ -6,7 +6,7 @@
  * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
  * and the next `up` creates a new one.
  *
- * Also serves `Cluster.get` (marked by `__get`), where the state holds no cluster yet: there, a
+ * Also serves lookups (`Cluster.get`, `pulumi import`: the request's `lookup`), where the state holds no cluster yet: there, a
  * missing, hidden or deleting cluster fails the run naming the id, since an empty result would
  * record a resource without a kubeconfig and anything built on it would fall back to some other
  * cluster.
@@ -23,16 +23,15 @@ import { toInputsAfterRead, toOutputs } from "../mapping";
 import { existingFailure } from "../messages";
 import { endProgress, progressFor, warnFor } from "../progress";
 import { readCluster } from "../shared-reads";
-import type { ClusterOutputs } from "../types";
 import type { OperationContext } from "./context";
+import type { ReadRequest } from "./requests";
 
-export async function read(ctx: OperationContext, id: string, raw?: Record<string, unknown>): Promise<ReadResult> {
-  const props = (raw ?? {}) as unknown as Partial<ClusterOutputs>;
-  const getting = props.__get === true || typeof props.__get === "string";
-  // How the failure names the lookup: `Cluster.get`, or the host's own (`pulumi import`).
-  const lookup = typeof props.__get === "string" ? props.__get : "Cluster.get";
+export async function read(ctx: OperationContext, request: ReadRequest): Promise<ReadResult> {
+  const { id, urn, lookup } = request;
+  const props = request.state;
+  const getting = lookup !== undefined;
   // A read shows a line only while the client waits to retry; then its outcome replaces it.
-  const shown = progressFor(props.__urn);
+  const shown = progressFor(urn);
   let retried = false;
   const onProgress =
     shown &&
@@ -49,9 +48,9 @@ export async function read(ctx: OperationContext, id: string, raw?: Record<strin
     cluster = await readCluster(client, id);
     if (cluster.status === "deleting") {
       if (getting) throw new ClusterLookupError(`${lookup}: cluster ${id} is being deleted`, id);
-      if (props.__urn) {
+      if (urn) {
         await warnFor(
-          props.__urn,
+          urn,
           `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
         );
       }
@@ -73,7 +72,7 @@ export async function read(ctx: OperationContext, id: string, raw?: Record<strin
     throw new OperationError(existingFailure(`reading cluster ${id} failed`, e, secrets), codeOf(e, "operation_failed"));
   }
   const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
-  if (retried) await endProgress(props.__urn, `read: cluster ${id} is ${cluster.status}`);
+  if (retried) await endProgress(urn, `read: cluster ${id} is ${cluster.status}`);
   return {
     id: cluster.id,
     props: toOutputs(cluster, props, kubeconfig),

@@ -1,6 +1,7 @@
 /**
  * What the operations return, in the core's own terms: each host turns them into its engine's
- * shapes (the dynamic host hands them on as they are; the native host builds protocol messages).
+ * shapes (the dynamic host adds back its hidden inputs, `hosts/dynamic/requests.ts`; the native
+ * host builds protocol messages).
  */
 import type { ClusterDiff } from "../diff";
 import type { ClusterInputs, ClusterOutputs } from "../types";
@@ -15,6 +16,11 @@ export interface CheckFailure {
 export interface CheckResult {
   inputs: Record<string, unknown>;
   failures: CheckFailure[];
+  /**
+   * The `import` id the resource keeps for its create: the request's, except for a resource in
+   * the state or a replacement, which must create a cluster rather than adopt one.
+   */
+  importId?: unknown;
 }
 
 /** `diff`: see {@link ClusterDiff}. */

@@ -14,19 +14,16 @@ import { ClusterInitError } from "../errors";
 import { toOutputs, toUpdateRequest } from "../mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";
 import { endProgress } from "../progress";
-import type { ClusterInputs, ClusterOutputs } from "../types";
 import { WaitError } from "../waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
+import type { UpdateRequest } from "./requests";
 
-export async function update(
-  ctx: OperationContext,
-  id: string,
-  oldsRaw: Record<string, unknown>,
-  newsRaw: Record<string, unknown>,
-): Promise<UpdateResult> {
-  const olds = oldsRaw as unknown as ClusterOutputs;
-  const news = newsRaw as unknown as ClusterInputs;
-  const { onProgress, client, secrets, waits } = await ctx.start("update", news);
+export async function update(ctx: OperationContext, request: UpdateRequest): Promise<UpdateResult> {
+  const { id, olds, news, urn } = request;
+  if (request.preview) {
+    return { outs: { ...olds, ...news } };
+  }
+  const { onProgress, client, secrets, waits } = await ctx.start("update", request, news.connection);
   const patch = toUpdateRequest(olds, news);
 
   let last: ApiCluster | undefined;
@@ -53,7 +50,7 @@ export async function update(
     // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
     // the up after a create that failed before its kubeconfig was read.
     const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
-    await endProgress(news.__urn, `running: ${describeCluster(last)}`);
+    await endProgress(urn, `running: ${describeCluster(last)}`);
     return { outs: toOutputs(last, news, kubeconfig) };
   } catch (e) {
     const why = safeMessage(e, secrets);
@@ -67,7 +64,7 @@ export async function update(
       throw new OperationError(`updating cluster ${id} failed: ${why}`, codeOf(e, "operation_failed"));
     }
     const seen = e instanceof WaitError && e.cluster ? e.cluster : last;
-    const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(news.__urn)}`;
+    const hint = seen?.status === "error" ? ` ${ERROR_STATUS_HINT}` : ` ${nextSteps(urn)}`;
     throw new ClusterInitError(`cluster ${id} did not finish updating: ${why}.${hint}`, id, partialOutputs(seen, news, olds.kubeconfig));
   }
 }
