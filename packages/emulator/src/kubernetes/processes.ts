@@ -25,10 +25,14 @@ export interface TiedProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Starts `command args` with stdout and stderr appended to `logFile`. */
-export function spawnTied(command: string, args: string[], logFile: string): TiedProcess {
+/** Starts `command args` with stdout and stderr appended to `logFile`, with `env` added to the emulator's environment. */
+export function spawnTied(command: string, args: string[], logFile: string, env: Record<string, string> = {}): TiedProcess {
   const log = openSync(logFile, "a");
-  const child = spawn("sh", ["-c", TIED, "sh", command, ...args], { stdio: ["pipe", log, log], detached: true });
+  const child = spawn("sh", ["-c", TIED, "sh", command, ...args], {
+    stdio: ["pipe", log, log],
+    detached: true,
+    env: { ...process.env, ...env },
+  });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => resolve(code));
