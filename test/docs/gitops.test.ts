@@ -6,7 +6,9 @@
  * the preview changes nothing, the merge creates the cluster, the drift gate passes, then fails
  * once the cluster is changed in the console, with the values, which the pull request's preview
  * shows too; the merge beside a live `pulumi up` changes nothing and lets it finish; after a job
- * killed while creating, the merge removes its lock, records the cluster and deploys.
+ * killed while creating, the merge removes its lock, records the cluster and deploys. All of it
+ * twice: on a `file://` backend, and on a `postgres://` one (a throwaway PostgreSQL server,
+ * `scripts/postgres`), whose locks the merge job clears with `psql`.
  */
 import { execFile as execFileCb, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -27,6 +29,7 @@ import {
 } from "../lifecycle/harness.mjs";
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
 import { bashBlockAfter } from "../support/docs";
+import { type BackendKind, lockKeys, type StateBackend, startBackend } from "../support/state-backends";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 6 * 60_000;
@@ -42,8 +45,11 @@ exports.clusterId = cluster.id;
 `;
 const READ_ONLY_TOKEN = "tok-gitops-read-only";
 
-describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the emulator", () => {
+const BACKENDS: BackendKind[] = ["file", "postgres"];
+
+describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as written against the emulator, on a %s backend", (kind) => {
   let emu: LifecycleEmulator;
+  let backend: StateBackend;
   let work: string;
   let repo: string;
   let env: NodeJS.ProcessEnv;
@@ -97,7 +103,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
     git("init", "--quiet");
     git("add", ".");
     git("commit", "--quiet", "-m", "program");
-    fs.mkdirSync(path.join(work, "backend"));
+    backend = await startBackend(kind, path.join(work, "backend"));
     fs.mkdirSync(path.join(work, "home"));
     // What the doc says comes from the CI's secret store, and nothing of this machine's Pulumi.
     env = envWithNode(`${binDir}${path.delimiter}${node}`, {
@@ -105,7 +111,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
       CMS_TOKEN: emu.token,
       CMS_ENDPOINT: emu.url,
       PULUMI_CONFIG_PASSPHRASE: "gitops-passphrase",
-      PULUMI_BACKEND_URL: `file://${path.join(work, "backend")}`,
+      PULUMI_BACKEND_URL: backend.url,
       PULUMI_HOME: path.join(work, "home"),
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       JOB_TIMEOUT_MINUTES: "60",
@@ -127,12 +133,8 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
     });
   }
 
-  /** The stack's lock files (the self-managed backend's `.pulumi/locks`). */
-  function lockFiles(): string[] {
-    const dir = path.join(work, "backend", ".pulumi", "locks");
-    if (!fs.existsSync(dir)) return [];
-    return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".json")).map((f) => path.join(dir, f));
-  }
+  /** The stack's locks (the self-managed backend's `.pulumi/locks`). */
+  const lockFiles = () => lockKeys(backend);
 
   afterAll(async () => {
     if (repo && env) {
@@ -141,6 +143,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
       );
     }
     await emu?.close();
+    await backend?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   }, STEP_TIMEOUT);
 
@@ -153,7 +156,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
       expect(committed).toContain(emu.url);
       expect(committed).not.toContain(emu.token);
       // The backend is in the layout the doc's lock clean-up assumes, as `pulumi login` made it.
-      expect(fs.readFileSync(path.join(work, "backend", ".pulumi", "meta.yaml"), "utf8")).toMatch(/^version: 1$/m);
+      expect(backend.read(".pulumi/meta.yaml")).toMatch(/^version: 1$/m);
       // The runner the doc asks for is the one these jobs run on: Node.js 22 (the package's floor) and the CLI.
       expect(doc).toContain("**Node.js 22 or newer**");
       expect(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).engines.node).toBe(">=22");
@@ -281,7 +284,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md, run as written against the 
         await killed;
         // The killed job's lock, its create pending in the state.
         const [lock] = lockFiles();
-        const taken = Date.parse(JSON.parse(fs.readFileSync(lock, "utf8")).timestamp);
+        const taken = Date.parse(JSON.parse(backend.read(lock) ?? "{}").timestamp);
         // With no time left in the job timeout, the lock is a killed job's as soon as it is older than 0 s.
         await eventually(() => Date.now() - taken > 1_500, { timeoutMs: 10_000, what: "the lock to age" });
         const merge = await job("Merge", { extraEnv: { JOB_TIMEOUT_MINUTES: "0" } });

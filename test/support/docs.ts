@@ -3,18 +3,7 @@ import GithubSlugger from "github-slugger";
 import MarkdownIt from "markdown-it";
 
 export { stillAnswering } from "../../packages/emulator/test/support/emulator";
-
-/**
- * The first ```bash block after the line `heading` (e.g. `## Try it offline…` or `### Merge`) of
- * `markdown`; `source` names the file in errors.
- */
-export function bashBlockAfter(markdown: string, heading: string, source: string): string {
-  const at = markdown.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`${source} has no "${heading}" section`);
-  const m = /```bash\n([\s\S]*?)```/.exec(markdown.slice(at));
-  if (!m) throw new Error(`${source}: no bash block under "${heading}"`);
-  return m[1];
-}
+export { bashBlockAfter } from "./doc-blocks.mjs";
 
 const markdown = new MarkdownIt();
 
