@@ -99,7 +99,7 @@ func linkedSDKVersion() string {
 
 func run(language, schemaPath, outDir, sdkVersion string) error {
 	if language == "go" && !modsemver.IsValid(sdkVersion) {
-		return fmt.Errorf("-sdk-version must be a module version such as v3.248.0, got %q", sdkVersion)
+		return fmt.Errorf("-sdk-version must be a module version such as v3.276.0, got %q", sdkVersion)
 	}
 	if entries, err := os.ReadDir(outDir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("OUTDIR %s must not exist or be empty", outDir)

@@ -22,6 +22,16 @@ export class Cluster extends pulumi.CustomResource {
         return new Cluster(name, undefined as any, { ...opts, id: id });
     }
 
+    /**
+     * Check whether an existing Cluster resource with the given ID exists.
+     *
+     * @param id The _unique_ provider ID of the resource to check.
+     * @param opts Optional settings to control the behavior of the CustomResource.
+     */
+    public static exists(id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): pulumi.Output<boolean> {
+        return pulumi.runtime.existsResource("cms:index:Cluster", id, {}, { ...opts }, undefined);
+    }
+
     /** @internal */
     public static readonly __pulumiType = 'cms:index:Cluster';
 
@@ -167,7 +177,7 @@ export interface ClusterArgs {
      */
     infraId?: pulumi.Input<string | undefined>;
     /**
-     * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the stack, the resource and the engine's random seed. Changing it replaces the cluster.
+     * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the resource and a seed the provider keeps in the stack's state (the same across runs). Changing it replaces the cluster.
      */
     name?: pulumi.Input<string | undefined>;
     /**

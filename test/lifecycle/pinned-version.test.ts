@@ -22,6 +22,11 @@ describe("the pinned Pulumi version", () => {
     expect(read("scripts/ensure-pulumi")).not.toContain(PINNED_PULUMI_VERSION);
   });
 
+  it("is the pkg/v3 the SDK generator is built from, and the sdk/v3 the committed Go SDK requires", () => {
+    expect(read("scripts/sdk-gen/go.mod")).toContain(`\n\tgithub.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION}\n`);
+    expect(read("sdk/go/go.mod")).toContain(`\n\tgithub.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION}\n`);
+  });
+
   it("names the cache scripts/ensure-pulumi looks in, and --no-build never builds it", () => {
     const located = spawnSync("bash", [path.join(REPO_ROOT, "scripts/ensure-pulumi"), "--no-build"], {
       env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent", PULUMI_CMS_CACHE: "/nonexistent/cache" },

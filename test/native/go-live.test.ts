@@ -19,7 +19,10 @@ const execFile = promisify(execFileCb);
 const STEP = 600_000;
 
 /** The sdk/v3 the committed Go SDK requires: the program takes the same. */
-const SDK_VERSION = "v3.248.0";
+const SDK_VERSION = /^\s*github\.com\/pulumi\/pulumi\/sdk\/v3 (v\S+)$/m.exec(
+  fs.readFileSync(path.join(REPO_ROOT, "sdk", "go", "go.mod"), "utf8"),
+)?.[1];
+if (!SDK_VERSION) throw new Error("sdk/go/go.mod requires no github.com/pulumi/pulumi/sdk/v3");
 
 const GO_MOD = `module example.com/native-go
 

@@ -14,7 +14,7 @@ import { REPO_ROOT } from "../lifecycle/harness.mjs";
 const execFile = promisify(execFileCb);
 
 /** Newest @pulumi/pulumi, and the lowest the peer range (^3.140.0) admits: 3.140.0 was never published. */
-export const NEWEST_SDK = "3.270.0";
+export const NEWEST_SDK = "3.276.0";
 export const LOWEST_SDK = "3.141.0";
 
 /** The compiler options of `pulumi new typescript`'s tsconfig.json: what most Pulumi programs compile with. */

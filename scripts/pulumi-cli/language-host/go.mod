@@ -1,5 +1,5 @@
 // Wrapper module for Pulumi's own Node.js language host, built by
-// scripts/ensure-pulumi into the same bin directory as the v3.248.0 CLI.
+// scripts/ensure-pulumi into the same bin directory as the pinned CLI.
 //
 // The host's source was part of the sdk/v3 module up to v3.68.0
 // (nodejs/cmd/pulumi-language-nodejs); from v3.69.0 on it is a separate
@@ -7,7 +7,7 @@
 // newest sdk/v3 release that still contains it. See CONTRIBUTING.md, "The Pulumi CLI".
 //
 // A separate module (not part of ../go.mod) because it needs sdk/v3 v3.68.0
-// while the CLI needs sdk/v3 v3.248.0. go.sum is committed so no
+// while the CLI needs the sdk/v3 of its own release. go.sum is committed so no
 // checksum-database lookup is needed.
 module pulumi-cms/language-host
 

@@ -98,6 +98,12 @@ func (ClusterState) ElementType() reflect.Type {
 	return reflect.TypeOf((*clusterState)(nil)).Elem()
 }
 
+// ClusterExists checks whether an existing Cluster resource with the given ID exists.
+func ClusterExists(ctx *pulumi.Context,
+	id pulumi.StringInput, state *ClusterState, opts ...pulumi.ResourceOption) pulumi.BoolOutput {
+	return ctx.ExistsResource("cms:index:Cluster", id, state, "", opts...)
+}
+
 type clusterArgs struct {
 	// Explicit endpoint and token for this cluster.
 	Connection *Connection `pulumi:"connection"`
@@ -105,7 +111,7 @@ type clusterArgs struct {
 	ControlPlanes int `pulumi:"controlPlanes"`
 	// Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster.
 	InfraId *string `pulumi:"infraId"`
-	// Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the stack, the resource and the engine's random seed. Changing it replaces the cluster.
+	// Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the resource and a seed the provider keeps in the stack's state (the same across runs). Changing it replaces the cluster.
 	Name *string `pulumi:"name"`
 	// Size of every node: small, medium, large, xlarge. Updated in place.
 	NodeSize string `pulumi:"nodeSize"`
@@ -123,7 +129,7 @@ type ClusterArgs struct {
 	ControlPlanes pulumi.IntInput
 	// Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster.
 	InfraId pulumi.StringPtrInput
-	// Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the stack, the resource and the engine's random seed. Changing it replaces the cluster.
+	// Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the resource and a seed the provider keeps in the stack's state (the same across runs). Changing it replaces the cluster.
 	Name pulumi.StringPtrInput
 	// Size of every node: small, medium, large, xlarge. Updated in place.
 	NodeSize pulumi.StringInput

@@ -35,12 +35,8 @@ type GetClustersResult struct {
 }
 
 func GetClustersOutput(ctx *pulumi.Context, args GetClustersOutputArgs, opts ...pulumi.InvokeOption) GetClustersResultOutput {
-	return pulumi.ToOutputWithContext(ctx.Context(), args).
-		ApplyT(func(v interface{}) (GetClustersResultOutput, error) {
-			args := v.(GetClustersArgs)
-			options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
-			return ctx.InvokeOutput("cms:index:getClusters", args, GetClustersResultOutput{}, options).(GetClustersResultOutput), nil
-		}).(GetClustersResultOutput)
+	options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
+	return ctx.InvokeOutput("cms:index:getClusters", args, GetClustersResultOutput{}, options).(GetClustersResultOutput)
 }
 
 type GetClustersOutputArgs struct {

@@ -37,12 +37,8 @@ type GetKubeconfigResult struct {
 }
 
 func GetKubeconfigOutput(ctx *pulumi.Context, args GetKubeconfigOutputArgs, opts ...pulumi.InvokeOption) GetKubeconfigResultOutput {
-	return pulumi.ToOutputWithContext(ctx.Context(), args).
-		ApplyT(func(v interface{}) (GetKubeconfigResultOutput, error) {
-			args := v.(GetKubeconfigArgs)
-			options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
-			return ctx.InvokeOutput("cms:index:getKubeconfig", args, GetKubeconfigResultOutput{}, options).(GetKubeconfigResultOutput), nil
-		}).(GetKubeconfigResultOutput)
+	options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
+	return ctx.InvokeOutput("cms:index:getKubeconfig", args, GetKubeconfigResultOutput{}, options).(GetKubeconfigResultOutput)
 }
 
 type GetKubeconfigOutputArgs struct {

@@ -56,12 +56,8 @@ type GetNodeResult struct {
 }
 
 func GetNodeOutput(ctx *pulumi.Context, args GetNodeOutputArgs, opts ...pulumi.InvokeOption) GetNodeResultOutput {
-	return pulumi.ToOutputWithContext(ctx.Context(), args).
-		ApplyT(func(v interface{}) (GetNodeResultOutput, error) {
-			args := v.(GetNodeArgs)
-			options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
-			return ctx.InvokeOutput("cms:index:getNode", args, GetNodeResultOutput{}, options).(GetNodeResultOutput), nil
-		}).(GetNodeResultOutput)
+	options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
+	return ctx.InvokeOutput("cms:index:getNode", args, GetNodeResultOutput{}, options).(GetNodeResultOutput)
 }
 
 type GetNodeOutputArgs struct {

@@ -43,7 +43,7 @@ const REQUIRED_INPUTS = clusterFieldsWhere((f) => f.input === "required");
 
 const CLUSTER_INPUTS = {
   name: str(
-    "Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the stack, the resource and the engine's random seed. Changing it replaces the cluster.",
+    "Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the resource and a seed the provider keeps in the stack's state (the same across runs). Changing it replaces the cluster.",
   ),
   controlPlanes: int("Number of control planes: 1 or 3. Changing it replaces the cluster."),
   workers: int("Number of workers, at least 1. Updated in place."),
