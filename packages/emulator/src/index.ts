@@ -14,7 +14,7 @@ import { systemClock } from "@pulumi-cms/contract";
 import { createControl } from "./control";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
-import type { StateStore } from "./store";
+import type { StateStore } from "./store/store";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
 export type {
@@ -76,7 +76,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let store: StateStore | undefined;
   if (options.statePath) {
     // Loaded only with the option: node:sqlite and the store's thread are not needed without it.
-    const { StateStore } = await import("./store.js");
+    const { StateStore } = await import("./store/store.js");
     const opened = await StateStore.open(options.statePath, {
       cluster: (id) => state.held(id),
       creating: (id) => state.isCreating(id),
