@@ -11,7 +11,7 @@
  */
 import { newAdminToken, newDevToken, toPrincipal } from "./auth";
 import { systemClock } from "@pulumi-cms/contract";
-import { createControl } from "./control";
+import { createControl } from "./control/control";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
 import type { StateStore } from "./store/store";
@@ -31,11 +31,11 @@ export type {
   Timings,
   TokenSpec,
 } from "./types";
-export { controlClient, ControlError } from "./control-client";
+export { controlClient, ControlError } from "./control/control-client";
 export { ManualClock, systemClock, type Clock } from "@pulumi-cms/contract";
 export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
-export { CONTROL_ROUTES } from "./control-route-table";
+export { CONTROL_ROUTES } from "./control/control-route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
 export { ServiceError, type ErrorCode } from "./errors";
 /**
