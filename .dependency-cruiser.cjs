@@ -6,8 +6,10 @@
  * - shared (`src/shared/`): the camelCase cluster, ownership, process slots, errors' base; imports
  *   nothing of the package (the wire types and the clock are `@pulumi-cms/contract`'s).
  * - client (`src/client/`): the HTTP client of the service; knows nothing of Pulumi.
- * - provider core (`src/provider/`, `src/connection/`): the Cluster's operations, check, diff,
- *   mapping, naming, ownership and waiting; it does not know how it is hosted.
+ * - provider core (`src/provider/`, `src/connection/`): the Cluster's operations (`operations/`),
+ *   the rules about its inputs and outputs (`properties/`), naming and adoption (`naming/`),
+ *   waiting and the shared polls and reads (`polling/`), progress lines (`progress/`); it does not
+ *   know how it is hosted.
  * - hosts (`src/hosts/<host>/`): how a Pulumi engine runs the core (`dynamic/`: Pulumi's Node
  *   dynamic-provider host). Also the two files stacks load by path, which stay in
  *   `src/provider/` because their `dist/` paths are the state contract (CHANGELOG.md).
