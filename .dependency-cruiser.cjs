@@ -69,6 +69,16 @@ module.exports = {
       to: { path: "node_modules/@pulumi/pulumi" },
     },
     {
+      name: "properties-are-pure",
+      comment:
+        "src/provider/properties holds the pure rules about a Cluster's inputs and outputs (check, diff, " +
+        "mapping, ...): they call no service, wait for nothing and report nothing, so each is unit-tested " +
+        "directly. They import only each other, the core's types, the naming rule and src/shared.",
+      severity: "error",
+      from: { path: "^src/provider/properties/" },
+      to: { path: "^src/", pathNot: "^src/(shared/|provider/(properties/|types[.]ts$|naming/naming[.]ts$))" },
+    },
+    {
       name: "hosts-below-surface",
       comment: "A host runs the core; the package's surface stands on top of it.",
       severity: "error",
@@ -85,6 +95,15 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/emulator/" },
       to: { path: "^(src|test|scripts|bench)/" },
+    },
+    {
+      name: "store-worker-node-only",
+      comment:
+        "The emulator's store worker runs as a thread started by its file name, under the tests as its " +
+        "TypeScript source through Node's type stripping: it imports Node.js's modules only.",
+      severity: "error",
+      from: { path: "^packages/emulator/src/store/store-worker[.]ts$" },
+      to: { dependencyTypesNot: ["core"] },
     },
     {
       name: "packages-by-name",
