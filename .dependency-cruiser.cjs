@@ -6,8 +6,10 @@
  * - shared (`src/shared/`): the camelCase cluster, ownership, process slots, errors' base; imports
  *   nothing of the package (the wire types and the clock are `@pulumi-cms/contract`'s).
  * - client (`src/client/`): the HTTP client of the service; knows nothing of Pulumi.
- * - provider core (`src/provider/`, `src/connection/`): the Cluster's operations, check, diff,
- *   mapping, naming, ownership and waiting; it does not know how it is hosted.
+ * - provider core (`src/provider/`, `src/connection/`): the Cluster's operations (`operations/`),
+ *   the rules about its inputs and outputs (`properties/`), naming and adoption (`naming/`),
+ *   waiting and the shared polls and reads (`polling/`), progress lines (`progress/`); it does not
+ *   know how it is hosted.
  * - hosts (`src/hosts/<host>/`): how a Pulumi engine runs the core (`dynamic/`: Pulumi's Node
  *   dynamic-provider host). Also the two files stacks load by path, which stay in
  *   `src/provider/` because their `dist/` paths are the state contract (CHANGELOG.md).
@@ -67,6 +69,16 @@ module.exports = {
       to: { path: "node_modules/@pulumi/pulumi" },
     },
     {
+      name: "properties-are-pure",
+      comment:
+        "src/provider/properties holds the pure rules about a Cluster's inputs and outputs (check, diff, " +
+        "mapping, ...): they call no service, wait for nothing and report nothing, so each is unit-tested " +
+        "directly. They import only each other, the core's types, the naming rule and src/shared.",
+      severity: "error",
+      from: { path: "^src/provider/properties/" },
+      to: { path: "^src/", pathNot: "^src/(shared/|provider/(properties/|types[.]ts$|naming/naming[.]ts$))" },
+    },
+    {
       name: "hosts-below-surface",
       comment: "A host runs the core; the package's surface stands on top of it.",
       severity: "error",
@@ -83,6 +95,15 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/emulator/" },
       to: { path: "^(src|test|scripts|bench)/" },
+    },
+    {
+      name: "store-worker-node-only",
+      comment:
+        "The emulator's store worker runs as a thread started by its file name, under the tests as its " +
+        "TypeScript source through Node's type stripping: it imports Node.js's modules only.",
+      severity: "error",
+      from: { path: "^packages/emulator/src/store/store-worker[.]ts$" },
+      to: { dependencyTypesNot: ["core"] },
     },
     {
       name: "packages-by-name",

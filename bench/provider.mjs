@@ -146,7 +146,7 @@ async function benchLong() {
   const cp = require(`${root}/dist/provider/cluster-provider.js`);
   const { processSettings, replaceProcessSettings } = require(`${root}/dist/provider/settings.js`);
   const { rateLimiters } = require(`${root}/dist/client/limiter.js`);
-  const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/schedule.js`);
+  const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/polling/schedule.js`);
   const provTok = newToken("long_provider");
   const baseTok = newToken("long_baseline");
   const clock = new ManualClock(Date.now());

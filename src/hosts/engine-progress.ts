@@ -4,8 +4,8 @@
  * started with the engine's gRPC address as an argument (the dynamic-provider host offers no log
  * of its own), so we open our own Engine client to it. Without an address there is no sink.
  */
-import { holdingLines } from "../provider/progress";
-import type { ProgressSink } from "../provider/progress-sink";
+import { holdingLines } from "../provider/progress/progress";
+import type { ProgressSink } from "../provider/progress/progress-sink";
 import { pulumiGrpc } from "./pulumi-grpc";
 
 /** The engine's sink at `address`, or null without one (or when it cannot be reached). */

@@ -1,6 +1,6 @@
 /**
  * What the Pulumi engine's way of starting operations tells the shared poller
- * (`provider/shared-poll.ts`): when a wave's first round may go, so that the creates, updates or
+ * (`provider/polling/shared-poll.ts`): when a wave's first round may go, so that the creates, updates or
  * deletes the engine started together share one listing rather than polling one by one.
  *
  * The engine checks a resource before it creates or updates it, and starts the operation
@@ -17,8 +17,8 @@
  * that passed, {@link EngineWaves.settled} once the operation starts or a diff finds no change.
  */
 import { availableParallelism } from "node:os";
-import type { WavePacing } from "../provider/shared-poll";
-import { touchSharedPollers } from "../provider/shared-poll";
+import type { WavePacing } from "../provider/polling/shared-poll";
+import { touchSharedPollers } from "../provider/polling/shared-poll";
 
 /**
  * The number of operations the Pulumi CLI runs at once unless told otherwise: `PULUMI_PARALLEL`

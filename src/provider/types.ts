@@ -3,7 +3,7 @@
  * state (the dynamic `Cluster` and the native `cms:index:Cluster`). What the engine says about one
  * call (the URN, the timeouts, how it was asked for) is not here: each operation takes it in its
  * request (`operations/requests.ts`). Wire (snake_case) shapes live in `@pulumi-cms/contract`;
- * `mapping.ts` converts between the two.
+ * `properties/mapping.ts` converts between the two.
  */
 import type { ConnectionInputs } from "../connection";
 import type { ClusterAttributes } from "../shared/cluster-info";
@@ -20,7 +20,7 @@ export interface RecordedFields {
   /** When check last ran for a create (ISO time): narrows `cms-recover`'s candidates (see src/recover). */
   __requestedAt?: string;
   /**
-   * The stack's auto-name seed (`naming.ts`), recorded with an auto-named cluster: it makes the
+   * The stack's auto-name seed (`naming/naming.ts`), recorded with an auto-named cluster: it makes the
    * auto-name this stack's alone, which lets create take over a cluster an interrupted run made.
    */
   __seed?: string;

@@ -7,7 +7,7 @@
  * only `pulumi refresh --import-pending-creates URN ID` or `--clear-pending-creates` resolves it.
  * The pending inputs are the evidence, judged by `shared/ownership.ts` as the provider's own
  * takeover judges it:
- * - an auto-name derived from the URN and the stack's seed (see `provider/naming.ts`) is this
+ * - an auto-name derived from the URN and the stack's seed (see `provider/naming/naming.ts`) is this
  *   resource's alone: the cluster carrying it, not yet in the state and not being deleted, is
  *   the one;
  * - any other name (explicit, or a 0.2.0 auto-name) proves nothing: the clusters with that name
@@ -18,8 +18,8 @@
  */
 import { judgeOwnership } from "../shared/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
-import { nameProofOf } from "../provider/adoption";
-import { toCreateRequest } from "../provider/mapping";
+import { nameProofOf } from "../provider/naming/adoption";
+import { toCreateRequest } from "../provider/properties/mapping";
 import type { ClusterInputs } from "../provider/types";
 
 export { CLUSTER_TYPE } from "../resources/type-token";

@@ -1,6 +1,6 @@
 /**
  * The stack's auto-name seed: 128 random bits drawn once per stack and kept in its state, which
- * every new auto-name mixes in (see `provider/naming.ts`). Twin stacks (the same project, stack
+ * every new auto-name mixes in (see `provider/naming/naming.ts`). Twin stacks (the same project, stack
  * and resource names in two backends) draw different seeds, so they never compute each other's
  * names, and a cluster carrying a name derived from this stack's seed is this stack's.
  *

@@ -12,8 +12,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterStatus, NodeSize, Phase } from "@pulumi-cms/contract";
 import * as providerEntry from "../provider/entry";
-import { DEFAULT_PHASE } from "../provider/check";
-import { timeoutStringsFrom } from "../provider/timeouts";
+import { DEFAULT_PHASE } from "../provider/properties/check";
+import { timeoutStringsFrom } from "../provider/properties/timeouts";
 import { refusePlainStackToken } from "../connection/stack-config";
 import { autoNameSeedFor } from "./autoname-seed";
 import { stateRecordOf } from "./state-record";
@@ -167,7 +167,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     if (reading) props.__get = true;
     const inState = reading ? undefined : stateRecordOf(props.__urn as pulumi.Output<string>);
     if (inState) props.__inState = inState;
-    // Auto-named: the stack's seed makes the name this stack's alone (provider/naming.ts).
+    // Auto-named: the stack's seed makes the name this stack's alone (provider/naming/naming.ts).
     if (!reading && args?.name === undefined && importId === undefined) {
       props.__seed = autoNameSeedFor(props.__urn as pulumi.Output<string>);
       // The recorded auto-name, for the engine's comparison of the arguments with the recorded

@@ -99,7 +99,7 @@ describe("the public API", () => {
       "./package.json",
     ]);
     const out = await run(
-      `const tries = ["pulumi-cms/dist/client/limiter.js", "pulumi-cms/dist/provider/shared-poll.js", "pulumi-cms/dist/client/index.js"];
+      `const tries = ["pulumi-cms/dist/client/limiter.js", "pulumi-cms/dist/provider/polling/shared-poll.js", "pulumi-cms/dist/client/index.js"];
        const refused = tries.map((p) => { try { require(p); return "loaded"; } catch (e) { return e.code; } });
        const entry = typeof require("pulumi-cms/dist/provider/cluster-provider.js").clusterProvider.create;
        const methods = Object.keys(require("pulumi-cms/dist/provider/entry.js")).sort();

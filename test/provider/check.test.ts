@@ -1,9 +1,9 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { checkCluster, endpointProblem } from "../../src/provider/check";
-import { derivedAutoName } from "../../src/provider/naming";
+import { checkCluster, endpointProblem } from "../../src/provider/properties/check";
+import { derivedAutoName } from "../../src/provider/naming/naming";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
-import { UNKNOWN } from "../../src/provider/unknown";
+import { UNKNOWN } from "../../src/provider/properties/unknown";
 
 const URN = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod";
 const valid = { name: "prod", controlPlanes: 3, workers: 2, nodeSize: "medium" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { diffCluster } from "../../src/provider/diff";
-import { UNKNOWN } from "../../src/provider/unknown";
+import { diffCluster } from "../../src/provider/properties/diff";
+import { UNKNOWN } from "../../src/provider/properties/unknown";
 
 // State as create leaves it (outputs) and the matching checked inputs.
 const olds = {

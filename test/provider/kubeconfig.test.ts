@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { canonicalJson, chooseKubeconfig, kubeconfigIdentity } from "../../src/provider/kubeconfig";
+import { canonicalJson, chooseKubeconfig, kubeconfigIdentity } from "../../src/provider/properties/kubeconfig";
 
 const doc = (token: string, server = "https://10.0.0.1:6443") => ({
   apiVersion: "v1",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { API_CLUSTER } from "../support/fixtures";
-import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "../../src/provider/mapping";
+import { toCreateRequest, toInputsAfterRead, toOutputs, toUpdateRequest } from "../../src/provider/properties/mapping";
 
 const api = API_CLUSTER;
 

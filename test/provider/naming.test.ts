@@ -10,7 +10,7 @@ import {
   randomSuffix,
   resourceNameFromUrn,
   sanitizeNamePrefix,
-} from "../../src/provider/naming";
+} from "../../src/provider/naming/naming";
 
 describe("auto-naming", () => {
   it("appends '-' and 7 lowercase letters or digits", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { holdingLines } from "../../src/provider/progress";
-import { goneLine, progressLine } from "../../src/provider/progress-line";
+import { holdingLines } from "../../src/provider/progress/progress";
+import { goneLine, progressLine } from "../../src/provider/progress/progress-line";
 
 describe("progress", () => {
   it("formats status and ready nodes; the CLI shows the time beside it", () => {

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
-import { diffCluster } from "../../src/provider/diff";
-import { checkCluster } from "../../src/provider/check";
+import { diffCluster } from "../../src/provider/properties/diff";
+import { checkCluster } from "../../src/provider/properties/check";
 import { waitForStatus, waitUntilGone } from "../support/emulator";
 import { created, emulatorForProvider, forgetStackConfig, inputs, rejection, showProgress } from "../support/provider";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, pollInstants } from "../../src/provider/schedule";
+import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, pollInstants } from "../../src/provider/polling/schedule";
 
 describe("poll schedule", () => {
   it("polls quickly at first so fast operations cost one call", () => {

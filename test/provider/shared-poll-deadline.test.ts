@@ -1,11 +1,11 @@
 /**
- * Shared polling carries the waits' deadlines (src/provider/shared-poll.ts): a round's requests
+ * Shared polling carries the waits' deadlines (src/provider/polling/shared-poll.ts): a round's requests
  * end by the earliest deadline of the waits it serves, so no wait is held past its own by a
  * round it shares with a later one.
  */
 import { describe, expect, it } from "vitest";
 import type { ApiCluster, ApiClusterList, CallOptions } from "../../src/client";
-import { SharedPoller } from "../../src/provider/shared-poll";
+import { SharedPoller } from "../../src/provider/polling/shared-poll";
 import { ManualClock } from "@pulumi-cms/contract";
 
 const running = (id: string): ApiCluster => ({ id, name: id, status: "running" }) as unknown as ApiCluster;

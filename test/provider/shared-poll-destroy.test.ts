@@ -1,12 +1,12 @@
 /**
- * Shared polling in a destroy (src/provider/shared-poll.ts, src/hosts/engine-waves.ts): the engine
+ * Shared polling in a destroy (src/provider/polling/shared-poll.ts, src/hosts/engine-waves.ts): the engine
  * deletes without checking first, so nothing announces the operations to come; once it has run
  * several at once, the first polls of the deletes that follow one by one share a round.
  */
 import { describe, expect, it } from "vitest";
 import type { ApiCluster, ApiClusterList } from "../../src/client";
 import { systemClock } from "@pulumi-cms/contract";
-import { SharedPoller } from "../../src/provider/shared-poll";
+import { SharedPoller } from "../../src/provider/polling/shared-poll";
 import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
 
 const deleting = (id: string): ApiCluster => ({ id, name: id, status: "deleting" }) as unknown as ApiCluster;

@@ -1,15 +1,15 @@
 /**
- * Shared status polling (src/provider/shared-poll.ts): clusters waited on together in one
+ * Shared status polling (src/provider/polling/shared-poll.ts): clusters waited on together in one
  * process are polled with one listing; alone, a cluster is polled with its own GET.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { SharedPoller, sharedPollerFor } from "../../src/provider/shared-poll";
+import { SharedPoller, sharedPollerFor } from "../../src/provider/polling/shared-poll";
 import { defaultEngineSlots, ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
-import { waitForCluster } from "../../src/provider/waiter";
-import { sharedPollers } from "../../src/provider/shared-poll";
+import { waitForCluster } from "../../src/provider/polling/waiter";
+import { sharedPollers } from "../../src/provider/polling/shared-poll";
 import { systemClock } from "@pulumi-cms/contract";
 import { eventually } from "../support/eventually.mjs";
 import { emulatorForProvider, inputs, showProgress } from "../support/provider";

@@ -1,5 +1,5 @@
 /**
- * Shared reads (src/provider/shared-reads.ts): reads of one connection arriving together are
+ * Shared reads (src/provider/polling/shared-reads.ts): reads of one connection arriving together are
  * answered from shared list pages, each cluster falling back to its own GET whenever the pages
  * cannot tell; the result is always what a GET would give.
  */
@@ -7,11 +7,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import { forgetListings, sharedLister } from "../../src/provider/listings";
-import { SharedPoller } from "../../src/provider/shared-poll";
-import { SharedReader } from "../../src/provider/shared-reads";
+import { forgetListings, sharedLister } from "../../src/provider/polling/listings";
+import { SharedPoller } from "../../src/provider/polling/shared-poll";
+import { SharedReader } from "../../src/provider/polling/shared-reads";
 import { ManualClock, MAX_PER_PAGE } from "@pulumi-cms/contract";
-import { sharedReaders } from "../../src/provider/shared-reads";
+import { sharedReaders } from "../../src/provider/polling/shared-reads";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 
 const LIST = "GET /v1/clusters";
@@ -205,7 +205,7 @@ async function slowListings(): Promise<void> {
   await emu.control.resetRequestCounts();
 }
 
-describe("shared listings (src/provider/listings.ts): one listing for whoever lists the connection meanwhile", () => {
+describe("shared listings (src/provider/polling/listings.ts): one listing for whoever lists the connection meanwhile", () => {
   it("a refresh read and a poll round that list the connection at the same time send one listing", async () => {
     const a = await client.createCluster({ name: "listed-a", control_planes: 1, workers: 1, node_size: "small" });
     const b = await client.createCluster({ name: "listed-b", control_planes: 1, workers: 1, node_size: "small" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeStatus } from "../../src/provider/waiter";
+import { judgeStatus } from "../../src/provider/polling/waiter";
 
 describe("the waiter's verdict on a status", () => {
   it.each([

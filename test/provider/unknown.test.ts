@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
-import { containsUnknown, isUnknown, UNKNOWN } from "../../src/provider/unknown";
+import { containsUnknown, isUnknown, UNKNOWN } from "../../src/provider/properties/unknown";
 
 describe("unknown sentinel", () => {
   it("is the SDK's unknown value", () => {

@@ -7,7 +7,7 @@ import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
-import { nodeListDue, waitForCluster, WaitError } from "../../src/provider/waiter";
+import { nodeListDue, waitForCluster, WaitError } from "../../src/provider/polling/waiter";
 import { emulatorForProvider, inputs, rejection, virtualTime } from "../support/provider";
 
 const time = virtualTime();

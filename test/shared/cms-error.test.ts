@@ -12,7 +12,7 @@ import {
 } from "../../src/client/errors";
 import { ConnectionError } from "../../src/connection";
 import { ClusterInitError, ClusterLookupError, OperationError } from "../../src/provider/errors";
-import { WaitError } from "../../src/provider/waiter";
+import { WaitError } from "../../src/provider/polling/waiter";
 import { CmsError } from "../../src/shared/cms-error";
 import { InvalidArgumentError } from "../../src/shared/invalid-argument-error";
 

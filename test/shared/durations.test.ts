@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatDuration, parseDuration } from "../../src/shared/durations";
-import { DEFAULT_TIMEOUTS, resolveTimeouts, timeoutStringsFrom, validateTimeouts } from "../../src/provider/timeouts";
+import { DEFAULT_TIMEOUTS, resolveTimeouts, timeoutStringsFrom, validateTimeouts } from "../../src/provider/properties/timeouts";
 
 describe("parseDuration (Go syntax)", () => {
   it.each([

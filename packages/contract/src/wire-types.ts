@@ -1,7 +1,7 @@
 /**
  * Wire types of the Cluster Management Service v1 API, exactly as they travel over HTTP
  * (snake_case), shared by the client, the emulator and the provider. The provider (`pulumi-cms`)
- * maps them to camelCase in its `src/shared/cluster-info.ts` and `src/provider/mapping.ts`;
+ * maps them to camelCase in its `src/shared/cluster-info.ts` and `src/provider/properties/mapping.ts`;
  * nothing else reshapes them.
  */
 

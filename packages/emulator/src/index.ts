@@ -11,10 +11,10 @@
  */
 import { newAdminToken, newDevToken, toPrincipal } from "./auth";
 import { systemClock } from "@pulumi-cms/contract";
-import { createControl } from "./control";
+import { createControl } from "./control/control";
 import { buildServer } from "./server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
-import type { StateStore } from "./store";
+import type { StateStore } from "./store/store";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
 export type {
@@ -31,11 +31,11 @@ export type {
   Timings,
   TokenSpec,
 } from "./types";
-export { controlClient, ControlError } from "./control-client";
+export { controlClient, ControlError } from "./control/control-client";
 export { ManualClock, systemClock, type Clock } from "@pulumi-cms/contract";
 export { DEFAULT_TIMINGS } from "./state";
 export { PLAN_LIMITS } from "./limits";
-export { CONTROL_ROUTES } from "./control-route-table";
+export { CONTROL_ROUTES } from "./control/control-route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
 export { ServiceError, type ErrorCode } from "./errors";
 /**
@@ -76,7 +76,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let store: StateStore | undefined;
   if (options.statePath) {
     // Loaded only with the option: node:sqlite and the store's thread are not needed without it.
-    const { StateStore } = await import("./store.js");
+    const { StateStore } = await import("./store/store.js");
     const opened = await StateStore.open(options.statePath, {
       cluster: (id) => state.held(id),
       creating: (id) => state.isCreating(id),

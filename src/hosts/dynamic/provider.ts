@@ -20,7 +20,7 @@ import { deleteCluster } from "../../provider/operations/delete";
 import { diff } from "../../provider/operations/diff";
 import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
-import { offerHostProgress } from "../../provider/progress";
+import { offerHostProgress } from "../../provider/progress/progress";
 import { processSettings, type ProviderSettings } from "../../provider/settings";
 import { processSlot } from "../../shared/process-slot";
 import { saveCompileCache } from "./compile-cache";

@@ -29,7 +29,7 @@ import type {
   UpdateRequest,
 } from "../../provider/operations/requests";
 import type { CheckResult, ReadResult } from "../../provider/operations/results";
-import type { TimeoutStrings } from "../../provider/timeouts";
+import type { TimeoutStrings } from "../../provider/properties/timeouts";
 import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
 
 /** The hidden inputs that describe a call rather than the cluster (see the module comment). */

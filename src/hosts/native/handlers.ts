@@ -18,7 +18,7 @@ import {
   type LookupCall,
   runLookup,
 } from "../../provider/lookups";
-import { SEED_PATTERN } from "../../provider/naming";
+import { SEED_PATTERN } from "../../provider/naming/naming";
 import { check } from "../../provider/operations/check";
 import { emptyProviderMemory, OperationContext } from "../../provider/operations/context";
 import { create } from "../../provider/operations/create";
@@ -27,9 +27,9 @@ import { diff } from "../../provider/operations/diff";
 import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
 import { processSettings } from "../../provider/settings";
-import type { TimeoutStrings } from "../../provider/timeouts";
+import type { TimeoutStrings } from "../../provider/properties/timeouts";
 import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
-import { UNKNOWN } from "../../provider/unknown";
+import { UNKNOWN } from "../../provider/properties/unknown";
 import { drawnSeeds } from "../../shared/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
@@ -75,7 +75,7 @@ function timeouts(op: "create" | "update" | "delete", seconds: number): TimeoutS
  * provider is first checked, and read back from the state by every later run. The engine's own
  * random seed is new on every run, so a create killed before it reported its cluster would be
  * re-created under another name; with this one the next run derives the same name and takes over
- * the cluster it finds (`provider/adoption.ts`), as the dynamic face does with its seed resource.
+ * the cluster it finds (`provider/naming/adoption.ts`), as the dynamic face does with its seed resource.
  */
 function stackSeed(olds: Record<string, unknown>): string {
   if (typeof olds.__seed === "string" && SEED_PATTERN.test(olds.__seed)) return olds.__seed;

@@ -6,7 +6,7 @@
  */
 import { safeMessage } from "../../connection";
 import { ClusterInitError } from "../../provider/errors";
-import { offerHostProgress } from "../../provider/progress";
+import { offerHostProgress } from "../../provider/progress/progress";
 import { connectToEngine } from "../engine-progress";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { providerHandlers } from "./handlers";

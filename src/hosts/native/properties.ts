@@ -3,7 +3,7 @@
  *
  * The engine marks a secret value as an object carrying a signature key, and an unknown value
  * (a preview's computed input) as a sentinel string. The core takes plain values, unknowns as the
- * sentinel (`provider/unknown.ts`), and never sees a secret wrapper. What goes back to the engine
+ * sentinel (`provider/properties/unknown.ts`), and never sees a secret wrapper. What goes back to the engine
  * marks the token and the kubeconfig secret whatever came in, and every value that came in secret
  * secret again: the plugin tells the engine it accepts secrets, so the engine stores what it gets
  * back as it is (it restores markers by name only for providers that do not accept them).

@@ -1,5 +1,5 @@
 /**
- * `check`: validate inputs and fill defaults (see `../check.ts`). Makes no API call.
+ * `check`: validate inputs and fill defaults (see `../properties/check.ts`). Makes no API call.
  *
  * The engine calls it with the old inputs for a resource in the state, and once more without them
  * when it replaces the resource (only the call without them for `up --replace`). A replacement is
@@ -10,9 +10,9 @@
  */
 import type { CheckResult } from "./results";
 import type { ConnectionInputs } from "../../connection";
-import { checkCluster } from "../check";
-import { nextAutoNameGeneration } from "../naming";
-import { containsUnknown } from "../unknown";
+import { checkCluster } from "../properties/check";
+import { nextAutoNameGeneration } from "../naming/naming";
+import { containsUnknown } from "../properties/unknown";
 import type { OperationContext } from "./context";
 import type { CheckRequest } from "./requests";
 

@@ -6,24 +6,24 @@ import type { CmsClient } from "../../client";
 import { isConflict } from "../../client/errors";
 import type { Connection, ConnectionInputs } from "../../connection";
 import type { ApiCluster, ApiClusterSummary, Clock } from "@pulumi-cms/contract";
-import { StateMemory } from "../adoption";
+import { StateMemory } from "../naming/adoption";
 import { Connector } from "../connector";
-import { forgetListings } from "../listings";
-import { toOutputs } from "../mapping";
-import { progressFor } from "../progress";
+import { forgetListings } from "../polling/listings";
+import { toOutputs } from "../properties/mapping";
+import { progressFor } from "../progress/progress";
 import { processClock, type ProviderSettings } from "../settings";
-import type { WavePacing } from "../shared-poll";
-import { forgetReads } from "../shared-reads";
-import { resolveTimeouts } from "../timeouts";
+import type { WavePacing } from "../polling/shared-poll";
+import { forgetReads } from "../polling/shared-reads";
+import { resolveTimeouts } from "../properties/timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
-import { sendStarting, waitForGone, waitForRunning } from "../waiter";
+import { sendStarting, waitForGone, waitForRunning } from "../polling/waiter";
 import type { TimedRequest } from "./requests";
 
 /** What a provider keeps between calls: the stack configuration and what check saw. */
 export interface ProviderMemory {
   /** Connection settings from the stack configuration, stored by `configure`. */
   configured: ConnectionInputs;
-  /** Name of the cluster in the state, by URN, as check saw it (see `provider/adoption.ts`). */
+  /** Name of the cluster in the state, by URN, as check saw it (see `provider/naming/adoption.ts`). */
   inState: Map<string, { name: unknown }>;
 }
 
@@ -34,7 +34,7 @@ export function emptyProviderMemory(): ProviderMemory {
 
 /** One provider's state and services, handed to each operation. */
 export class OperationContext {
-  /** What check saw of the resources in the state (replacements, `--replace`; see adoption.ts). */
+  /** What check saw of the resources in the state (replacements, `--replace`; see `../naming/adoption.ts`). */
   readonly stateMemory: StateMemory;
   readonly connector: Connector;
   /** Aborted by {@link OperationContext.cancel}: every wait of this provider ends (see `WaitOptions.cancelled`). */
@@ -99,8 +99,8 @@ export class OperationContext {
       gone: (id: string) => waitForGone({ ...options, id }),
       /**
        * Send the request that starts the operation: the first polls of its wave wait for the answer,
-       * and no listing or refresh page from before the answer serves a later read (`listings.ts`,
-       * `shared-reads.ts`).
+       * and no listing or refresh page from before the answer serves a later read (`../polling/listings.ts`,
+       * `../polling/shared-reads.ts`).
        */
       send: async <T>(request: () => Promise<T>): Promise<T> => {
         forgetListings(pollClient);

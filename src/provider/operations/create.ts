@@ -1,7 +1,7 @@
 /**
  * `create`: POST the cluster, wait until it is running, fetch its kubeconfig. Instead of POSTing,
  * take the cluster named by the `import` option, or the one an interrupted earlier run of this
- * resource created (see `adoption.ts`). Once the cluster exists, every failure is a
+ * resource created (see `../naming/adoption.ts`). Once the cluster exists, every failure is a
  * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
  */
 import { codeOf } from "../../shared/cms-error";
@@ -10,14 +10,14 @@ import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster, ApiClusterSummary } from "@pulumi-cms/contract";
-import { adoptImported, findLeftover, nameProofOf } from "../adoption";
+import { adoptImported, findLeftover, nameProofOf } from "../naming/adoption";
 import { ClusterInitError } from "../errors";
-import { toCreateRequest, toOutputs } from "../mapping";
-import { ERROR_STATUS_HINT, nextSteps } from "../messages";
-import { endProgress, warnFor } from "../progress";
+import { toCreateRequest, toOutputs } from "../properties/mapping";
+import { ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
+import { endProgress, warnFor } from "../progress/progress";
 import type { ClusterInputs, ClusterOutputs } from "../types";
-import { UNKNOWN } from "../unknown";
-import { WaitError } from "../waiter";
+import { UNKNOWN } from "../properties/unknown";
+import { WaitError } from "../polling/waiter";
 import { type OperationContext, partialOutputs } from "./context";
 import type { CreateRequest } from "./requests";
 

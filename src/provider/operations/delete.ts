@@ -6,11 +6,11 @@ import { codeOf } from "../../shared/cms-error";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
-import { existingFailure } from "../messages";
-import { endProgress, progressFor } from "../progress";
-import { goneLine } from "../progress-line";
-import { resolveTimeouts } from "../timeouts";
-import { WaitError } from "../waiter";
+import { existingFailure } from "../progress/messages";
+import { endProgress, progressFor } from "../progress/progress";
+import { goneLine } from "../progress/progress-line";
+import { resolveTimeouts } from "../properties/timeouts";
+import { WaitError } from "../polling/waiter";
 import { type OperationContext, retryWhileBusy } from "./context";
 import type { DeleteRequest } from "./requests";
 

@@ -1,6 +1,6 @@
-/** `diff`: compare the state with the program (see `../diff.ts`). Makes no API call. */
+/** `diff`: compare the state with the program (see `../properties/diff.ts`). Makes no API call. */
 import type { DiffResult } from "./results";
-import { diffCluster } from "../diff";
+import { diffCluster } from "../properties/diff";
 import type { DiffRequest } from "./requests";
 
 export async function diff(request: DiffRequest): Promise<DiffResult> {

@@ -18,11 +18,11 @@ import { isNotFound, statusOf } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { ClusterLookupError } from "../errors";
-import { chooseKubeconfig } from "../kubeconfig";
-import { toInputsAfterRead, toOutputs } from "../mapping";
-import { existingFailure } from "../messages";
-import { endProgress, progressFor, warnFor } from "../progress";
-import { readCluster } from "../shared-reads";
+import { chooseKubeconfig } from "../properties/kubeconfig";
+import { toInputsAfterRead, toOutputs } from "../properties/mapping";
+import { existingFailure } from "../progress/messages";
+import { endProgress, progressFor, warnFor } from "../progress/progress";
+import { readCluster } from "../polling/shared-reads";
 import type { OperationContext } from "./context";
 import type { ReadRequest } from "./requests";
 

@@ -4,7 +4,7 @@
  * configuration), the dynamic host from the hidden inputs its `Cluster` carries because Pulumi's
  * Node dynamic-provider host passes none of that on (`hosts/dynamic/requests.ts`).
  */
-import type { TimeoutStrings } from "../timeouts";
+import type { TimeoutStrings } from "../properties/timeouts";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 
 /** What every request may name. */
@@ -33,7 +33,7 @@ export interface CheckRequest extends ResourceRequest {
   importId?: unknown;
   /**
    * The name the program read from the state for this resource, so check recognises a
-   * replacement the engine shows it as a new resource (`up --replace`; see `adoption.ts`).
+   * replacement the engine shows it as a new resource (`up --replace`; see `../naming/adoption.ts`).
    */
   inState?: { name?: unknown };
 }

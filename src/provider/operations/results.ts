@@ -3,7 +3,7 @@
  * shapes (the dynamic host adds back its hidden inputs, `hosts/dynamic/requests.ts`; the native
  * host builds protocol messages).
  */
-import type { ClusterDiff } from "../diff";
+import type { ClusterDiff } from "../properties/diff";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 
 /** One problem with one input, naming the property and the rule. */

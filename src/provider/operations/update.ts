@@ -11,10 +11,10 @@ import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { ClusterInitError } from "../errors";
-import { toOutputs, toUpdateRequest } from "../mapping";
-import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../messages";
-import { endProgress } from "../progress";
-import { WaitError } from "../waiter";
+import { toOutputs, toUpdateRequest } from "../properties/mapping";
+import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
+import { endProgress } from "../progress/progress";
+import { WaitError } from "../polling/waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
 import type { UpdateRequest } from "./requests";
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createClusterProvider } from "../../../src/provider/cluster-provider";
-import { UNKNOWN } from "../../../src/provider/unknown";
+import { UNKNOWN } from "../../../src/provider/properties/unknown";
 import { resetProcess } from "../../support/process";
 
 const URN = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod";

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { providerHandlers } from "../../../src/hosts/native/handlers";
 import { pulumiGrpc } from "../../../src/hosts/pulumi-grpc";
-import { UNKNOWN } from "../../../src/provider/unknown";
+import { UNKNOWN } from "../../../src/provider/properties/unknown";
 import { resetProcess } from "../../support/process";
 
 const URN = "urn:pulumi:dev::clusters::cms:index:Cluster::cluster";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../src/provider/unknown";
+import { UNKNOWN } from "../../../src/provider/properties/unknown";
 import {
   isSecret,
   markSecrets,

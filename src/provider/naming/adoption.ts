@@ -18,18 +18,18 @@
  * is on its way out), nor one with the name of the cluster the state already holds for this
  * resource (`pulumi up --replace` keeps the name and must make a new cluster).
  */
-import { codeOf } from "../shared/cms-error";
-import { OperationError } from "./errors";
-import type { CmsClient } from "../client";
+import { codeOf } from "../../shared/cms-error";
+import { OperationError } from "../errors";
+import type { CmsClient } from "../../client";
 import type { ApiCluster } from "@pulumi-cms/contract";
-import { isNotFound, UnprovenOwnershipError } from "../client/errors";
-import { seedDrawnHere } from "../shared/drawn-seeds";
-import { judgeOwnership, type NameProof } from "../shared/ownership";
-import { safeMessage } from "../connection";
-import { toCreateRequest } from "./mapping";
-import { listEveryCluster } from "./listings";
+import { isNotFound, UnprovenOwnershipError } from "../../client/errors";
+import { seedDrawnHere } from "../../shared/drawn-seeds";
+import { judgeOwnership, type NameProof } from "../../shared/ownership";
+import { safeMessage } from "../../connection";
+import { toCreateRequest } from "../properties/mapping";
+import { listEveryCluster } from "../polling/listings";
 import { isSeededAutoName } from "./naming";
-import type { ClusterInputs } from "./types";
+import type { ClusterInputs } from "../types";
 
 /**
  * What `check` saw of resources that are already in the state, by URN, in this process.
@@ -81,7 +81,7 @@ export async function findLeftover(
   if (proof === "seeded" && seedDrawnHere(inputs.__seed)) return undefined;
   let all: ApiCluster[];
   try {
-    // Shared with the creates that look at the same time (`listings.ts`): a stack creating fifty
+    // Shared with the creates that look at the same time (`../polling/listings.ts`): a stack creating fifty
     // clusters lists once. A cluster left by an earlier run existed before any of these listings
     // started, so a shared one cannot miss it.
     all = await listEveryCluster(client);

@@ -4,11 +4,11 @@
  * rate limited or affected by faults.
  */
 import type { FastifyInstance } from "fastify";
-import { bearer, tryAuthenticate } from "./auth";
-import { ServiceError, validationFailed } from "./errors";
+import { bearer, tryAuthenticate } from "../auth";
+import { ServiceError, validationFailed } from "../errors";
 import type { ControlExtras } from "./control";
-import type { EmulatorState } from "./state";
-import type { EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
+import type { EmulatorState } from "../state";
+import type { EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "../types";
 
 type Body = Record<string, unknown> | undefined;
 type Params = { cluster_id: string };

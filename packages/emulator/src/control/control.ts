@@ -4,14 +4,14 @@
  * web console: they bypass tokens and rate limits but follow the same status rules.
  */
 import { type ApiCluster, MAX_WORKERS, NODE_SIZES, type NodeSize } from "@pulumi-cms/contract";
-import { toPrincipal } from "./auth";
-import { newSecret } from "./ids";
-import { ServiceError, clusterNotFound, conflict, validationFailed } from "./errors";
-import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "./lifecycle";
-import type { ClusterRecord, KubeconfigCredential } from "./records";
-import { toApiCluster } from "./wire-view";
-import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "./state";
-import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
+import { toPrincipal } from "../auth";
+import { newSecret } from "../ids";
+import { ServiceError, clusterNotFound, conflict, validationFailed } from "../errors";
+import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "../lifecycle";
+import type { ClusterRecord, KubeconfigCredential } from "../records";
+import { toApiCluster } from "../wire-view";
+import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "../state";
+import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "../types";
 
 /** Builds the in-process {@link EmulatorControl} of a state. */
 export function createControl(state: EmulatorState): EmulatorControl & ControlExtras {
@@ -25,7 +25,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     if (typeof id !== "string") throw validationFailed("clusterId must be a string");
     return id;
   };
-  /** A console change of one cluster: after that cluster's other changes, applied once durable (see store.ts). */
+  /** A console change of one cluster: after that cluster's other changes, applied once durable (see `../store/store.ts`). */
   const change = async (clusterId: unknown, fn: (id: string) => Promise<unknown>): Promise<void> => {
     const id = clusterIdOf(clusterId);
     await state.exclusive(id, async () => {

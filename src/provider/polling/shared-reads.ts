@@ -25,11 +25,11 @@
  * - Pages are asked for through `listings.ts`, so a page the shared poller is listing at that
  *   moment is not asked for twice.
  */
-import { listPageCount } from "../client/pagination";
+import { listPageCount } from "../../client/pagination";
 import { type ApiCluster, type ApiClusterList, type Clock, MAX_PER_PAGE, systemClock } from "@pulumi-cms/contract";
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../../shared/process-slot";
 import { sharedLister } from "./listings";
-import { processClock } from "./settings";
+import { processClock } from "../settings";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
 
 /** The process's list readers of refresh passes by connection. */

@@ -12,14 +12,14 @@
  * poll is the schedule's second (3 s), so the wait costs no more calls than without it (see
  * `schedule.ts` for the one change it notices later).
  */
-import type { CallOptions } from "../client/budget";
+import type { CallOptions } from "../../client/budget";
 import type { ApiCluster, ApiNodeList, Clock } from "@pulumi-cms/contract";
-import { CmsError } from "../shared/cms-error";
-import { formatDuration } from "../shared/durations";
-import { DeadlineError, isNotFound, isTransient } from "../client/errors";
-import { safeMessage } from "../connection";
-import { goneLine, progressLine } from "./progress-line";
-import { processClock } from "./settings";
+import { CmsError } from "../../shared/cms-error";
+import { formatDuration } from "../../shared/durations";
+import { DeadlineError, isNotFound, isTransient } from "../../client/errors";
+import { safeMessage } from "../../connection";
+import { goneLine, progressLine } from "../progress/progress-line";
+import { processClock } from "../settings";
 import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
 import { type SharedPoller, sharedPollerFor, type WavePacing } from "./shared-poll";
 
@@ -123,7 +123,7 @@ export interface WaitOptions {
   secrets?: string[];
   /** Poll schedule; {@link DEFAULT_POLL_SCHEDULE} by default. */
   schedule?: PollSchedule;
-  /** Time source; the process's clock (`settings.ts`) by default. */
+  /** Time source; the process's clock (`../settings.ts`) by default. */
   clock?: Clock;
   /**
    * Share polls with the other clusters of this endpoint + token waited on in this process (one

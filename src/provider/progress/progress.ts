@@ -2,12 +2,12 @@
  * Progress lines for the person watching `pulumi up`: a status next to the resource in the CLI's
  * progress view, and warnings in its diagnostics. Where they go is the host's business (the
  * dynamic-provider host sends them to the engine: `hosts/engine-progress.ts`); a tool or
- * a test may take them instead (`settings.ts`). With neither (unit tests, the program process)
+ * a test may take them instead (`../settings.ts`). With neither (unit tests, the program process)
  * reporting is a no-op.
  */
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../../shared/process-slot";
 import type { ProgressSink } from "./progress-sink";
-import { processSettings } from "./settings";
+import { processSettings } from "../settings";
 
 /** The sink the process's host offers, opened when a line is first to be shown. */
 const hostSink = processSlot<{ open?: () => ProgressSink | null; sink?: ProgressSink | null }>("provider.host-progress.v1", () => ({}));

@@ -11,7 +11,7 @@
  * - `connection`, timeouts and the other hidden inputs are how we talk to the service, not what
  *   the cluster is: changing them alone is no change.
  */
-import { REPLACE_PROPERTIES, UPDATABLE_PROPERTIES } from "./types";
+import { REPLACE_PROPERTIES, UPDATABLE_PROPERTIES } from "../types";
 import { containsUnknown, isUnknown } from "./unknown";
 
 /** How one property changes, as the engine's detailed diff names it. */

@@ -34,13 +34,13 @@
  *   first poll after a DELETE), such polls stay GETs of their own, at once; after one that found
  *   its cluster still there (a service that takes its time), they share listings as above.
  */
-import { clusterPages } from "../client/pagination";
-import { isNotFound, NotFoundError } from "../client/errors";
+import { clusterPages } from "../../client/pagination";
+import { isNotFound, NotFoundError } from "../../client/errors";
 import { type ApiCluster, type ApiClusterList, type Clock, systemClock } from "@pulumi-cms/contract";
-import { processSlot } from "../shared/process-slot";
-import type { CallOptions } from "../client/budget";
+import { processSlot } from "../../shared/process-slot";
+import type { CallOptions } from "../../client/budget";
 import { sharedLister } from "./listings";
-import { processClock } from "./settings";
+import { processClock } from "../settings";
 
 /** The process's pollers by connection (one even if two copies of this package are loaded). */
 export const sharedPollers = processSlot("provider.shared-pollers.v1", () => new Map<string, SharedPoller>());

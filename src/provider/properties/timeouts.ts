@@ -3,8 +3,8 @@
  * host in the engine's request, the dynamic host in a hidden input of the `Cluster`), checked and
  * turned into milliseconds with the documented defaults.
  */
-import { parseDuration } from "../shared/durations";
-import { InvalidArgumentError } from "../shared/invalid-argument-error";
+import { parseDuration } from "../../shared/durations";
+import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 
 /** Timeout strings as the user wrote them in `customTimeouts` (Go durations). */
 export interface TimeoutStrings {

@@ -5,7 +5,7 @@
  */
 import Ajv, { type ErrorObject } from "ajv";
 import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
-import type { ClusterRecord } from "./records";
+import type { ClusterRecord } from "../records";
 
 const string = { type: "string" };
 const count = { type: "integer", minimum: 0 };

@@ -1,4 +1,4 @@
-/** Where progress lines go: the host's sink (`progress.ts`), or a tool's or a test's (`settings.ts`). */
+/** Where progress lines go: the host's sink (`progress.ts`), or a tool's or a test's (`../settings.ts`). */
 export interface ProgressSink {
   /**
    * Show `message` for the resource `urn` (transient: replaced by the next line). A sink without

@@ -3,7 +3,7 @@
  * program, a CLI run, a benchmark) through its `/_emulator/` routes.
  */
 import type { ApiCluster } from "@pulumi-cms/contract";
-import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "./types";
+import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "../types";
 
 /** A control-API call that failed; carries the emulator's `{error, message}`. */
 export class ControlError extends Error {

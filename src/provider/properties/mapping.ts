@@ -1,9 +1,9 @@
 /**
  * Wire objects (snake_case, `@pulumi-cms/contract`) to the core's inputs and outputs (camelCase),
- * and back. The camelCase cluster itself is `../shared/cluster-info`, shared with the functions.
+ * and back. The camelCase cluster itself is `../../shared/cluster-info`, shared with the functions.
  * Pure.
  */
-import { toClusterInfo } from "../shared/cluster-info";
+import { toClusterInfo } from "../../shared/cluster-info";
 import {
   type ApiCluster,
   type ApiClusterSummary,
@@ -11,7 +11,7 @@ import {
   omitUndefinedDeep,
   type UpdateClusterRequest,
 } from "@pulumi-cms/contract";
-import type { ClusterInputs, ClusterOutputs } from "./types";
+import type { ClusterInputs, ClusterOutputs } from "../types";
 
 /** The POST /v1/clusters body for checked inputs. */
 export function toCreateRequest(inputs: ClusterInputs): CreateClusterRequest {

@@ -2,8 +2,8 @@
  * What the provider tells the user besides the service's own words: next steps after a failure
  * and the text of progress lines that end an operation.
  */
-import { statusOf } from "../client/errors";
-import { safeMessage } from "../connection";
+import { statusOf } from "../../client/errors";
+import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
 
 /** What a refused token during refresh or destroy means, and the commands that work. */

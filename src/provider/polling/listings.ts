@@ -1,7 +1,7 @@
 /**
  * Listing a connection's clusters: the one way the provider lists, for the shared poller's rounds
  * (`shared-poll.ts`), the refresh reader's pages (`shared-reads.ts`) and the lookup for a cluster
- * an interrupted run left (`adoption.ts`).
+ * an interrupted run left (`../naming/adoption.ts`).
  *
  * One rule for sharing: a listing request joins the same request of the connection (endpoint +
  * token) already in flight in this process, else it is sent; once answered it is not kept (what
@@ -9,9 +9,9 @@
  * through the connection, from the moment it is sent until it is answered, drops what is in flight:
  * a listing asked for after that is a new request, which can show the write.
  */
-import type { CallOptions, CmsClient } from "../client";
-import type { ClusterLister } from "../client/pagination";
-import { processSlot } from "../shared/process-slot";
+import type { CallOptions, CmsClient } from "../../client";
+import type { ClusterLister } from "../../client/pagination";
+import { processSlot } from "../../shared/process-slot";
 import type { ApiCluster, ApiClusterList, ClusterStatus } from "@pulumi-cms/contract";
 
 /** What a shared listing needs of a client: `CmsClient` has it. */
