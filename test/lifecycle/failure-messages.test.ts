@@ -153,7 +153,7 @@ describe.skipIf(lifecycleSkipped())("failures are shown once, without stack fram
 const load = Module._load;
 Module._load = function (request, parent, ...rest) {
   const loaded = load.call(this, request, parent, ...rest);
-  if (request === "../diff" && parent && /operations[\\\\/]diff\\.js$/.test(parent.filename)) {
+  if (request === "../properties/diff" && parent && /operations[\\\\/]diff\\.js$/.test(parent.filename)) {
     loaded.diffCluster = () => { throw new Error("comparing failed on purpose: run pulumi up again"); };
   }
   return loaded;
