@@ -26,6 +26,7 @@
  *   npm run bench:native-overhead        (builds first; needs the CLI: scripts/ensure-pulumi)
  *   BENCH_ROUNDS=5 BENCH_COUNT=20 npm run bench:native-overhead
  *   BENCH_JSON=file                      (raw samples)
+ *   BENCH_KINDS=yaml,ts-native           (only these kinds, their floors and the YAML floor)
  *
  * Prints Markdown tables. Figures: docs/benchmarks.md.
  */
@@ -88,7 +89,7 @@ symlinkSync("../pulumi-cms/dist/hosts/native/main.js", join(pluginBin, "pulumi-r
 
 const binDir = await ensurePulumi();
 const pathWith = (dir) => [binDir, ...(dir ? [dir] : []), process.env.PATH ?? ""].join(delimiter);
-const kinds = [
+const ALL_KINDS = [
   {
     label: "floor",
     files: { "Pulumi.yaml": yamlProject("native-overhead-floor", "floor:index:Thing", "      workers: 1\n") },
@@ -115,6 +116,10 @@ const kinds = [
   },
   { label: "dynamic", program: nodeProgram("pulumi-cms"), floor: "floor-nodejs" },
 ];
+// A subset for quick comparisons, e.g. BENCH_KINDS=yaml: those kinds, their floors and the YAML floor.
+const wanted = process.env.BENCH_KINDS?.split(",").map((k) => k.trim());
+const needed = wanted && new Set(["floor", ...wanted, ...ALL_KINDS.filter((k) => wanted.includes(k.label) && k.floor).map((k) => k.floor)]);
+const kinds = needed ? ALL_KINDS.filter((k) => needed.has(k.label)) : ALL_KINDS;
 
 const { startEmulator } = require("@pulumi-cms/emulator");
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
