@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `cms-recover`: resolve the Cluster creates that a killed `pulumi up` left pending in a stack.
+ * `cms-recover`: resolve the Cluster creates (of either face: the dynamic `Cluster`, the native
+ * `cms:index:Cluster`) that a killed `pulumi up` left pending in a stack.
  *
  * Run it in the project directory with the environment `pulumi` runs with (backend login,
  * passphrase, stack), after `pulumi cancel` and before the next `pulumi up`. It is
@@ -29,7 +30,7 @@ import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { describeCandidates } from "../shared/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
-import { CLUSTER_TYPE, planRecovery, type PendingCreate } from "./plan";
+import { CLUSTER_TYPES, planRecovery, type PendingCreate } from "./plan";
 import { OperationError } from "../shared/operation-error";
 import { planLines } from "./report";
 
@@ -73,7 +74,7 @@ function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stac
   const kept: typeof deployment.pending_operations = [];
   for (const op of deployment.pending_operations ?? []) {
     const urn = op.resource.urn;
-    if (op.type !== "creating" || op.resource.type !== CLUSTER_TYPE) kept.push(op);
+    if (op.type !== "creating" || !CLUSTER_TYPES.has(op.resource.type)) kept.push(op);
     else if (found.has(urn)) {
       // The resource this create replaces, if any: after a delete-before-replace its cluster is
       // gone (`pendingReplacement`) and the entry goes; otherwise it is marked for deletion,
@@ -156,7 +157,7 @@ async function main(): Promise<number> {
   const deployment = raw.deployment ?? {};
   const allPending = (deployment.pending_operations ?? []).filter((op) => op.type === "creating");
   const pending: PendingCreate[] = allPending
-    .filter((op) => op.resource.type === CLUSTER_TYPE)
+    .filter((op) => CLUSTER_TYPES.has(op.resource.type))
     .map((op) => ({ urn: op.resource.urn, inputs: op.resource.inputs ?? {} }));
   if (pending.length === 0) {
     console.log("cms-recover: no pending Cluster create in the stack; nothing to do");
@@ -167,7 +168,7 @@ async function main(): Promise<number> {
     endpoint: setting("CMS_ENDPOINT", "cms:endpoint", stack),
     token: setting("CMS_TOKEN", "cms:token", stack),
   });
-  const inState = new Set((deployment.resources ?? []).filter((r) => r.type === CLUSTER_TYPE && r.id).map((r) => r.id as string));
+  const inState = new Set((deployment.resources ?? []).filter((r) => CLUSTER_TYPES.has(r.type) && r.id).map((r) => r.id as string));
   const clusters = await client.listAllClusters();
   const plan = planRecovery(pending, inState, clusters, new Set(values.adopt ?? []));
 

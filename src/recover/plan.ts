@@ -22,7 +22,11 @@ import { nameProofOf } from "../provider/naming/adoption";
 import { toCreateRequest } from "../provider/properties/mapping";
 import type { ClusterInputs } from "../provider/types";
 
-export { CLUSTER_TYPE } from "../resources/type-token";
+import { CLUSTER_TYPE } from "../resources/type-token";
+import { NATIVE_CLUSTER_TYPE } from "../hosts/native/type-token";
+
+/** The Cluster's type in either face's state: the dynamic `Cluster` and the native plugin's. */
+export const CLUSTER_TYPES: ReadonlySet<string> = new Set([CLUSTER_TYPE, NATIVE_CLUSTER_TYPE]);
 
 /** How far a cluster's `created_at` may precede the recorded check time and still be a candidate. */
 export const CLOCK_TOLERANCE_MS = 5_000;
@@ -75,8 +79,9 @@ export function planRecovery(
     const requestedAt = typeof inputs.__requestedAt === "string" ? Date.parse(inputs.__requestedAt) : Number.NaN;
     const ownership = judgeOwnership(clusters, {
       name,
-      // The dynamic face's pending inputs hold the resource's URN (`__urn`), from which its auto-name derives.
-      proof: nameProofOf(inputs, (inputs as { __urn?: unknown }).__urn),
+      // The auto-name derives from the URN the check saw: the dynamic face's inputs record it
+      // (`__urn`); the native face's are the pending operation's own.
+      proof: nameProofOf(inputs, (inputs as { __urn?: unknown }).__urn ?? op.urn),
       request: toCreateRequest(inputs),
       // Without a recorded time (an older release), every same-named cluster of its shape is a candidate.
       notBefore: Number.isNaN(requestedAt) ? undefined : requestedAt,

@@ -596,6 +596,64 @@ describe("a YAML program's create killed with the CLI", () => {
   );
 });
 
+describe("a YAML program's create killed with the CLI, recovered as the GitOps merge job does", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator({ provisionSeconds: 5 });
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram() },
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP);
+
+  afterAll(() => teardown([project], emu), STEP);
+
+  const pendingCreates = async () => (await project.exportStack()).state.deployment.pending_operations ?? [];
+
+  it(
+    "cms-recover records the cluster the killed create made: no pending operation is left, and the next up creates nothing",
+    async () => {
+      let pid: number | undefined;
+      const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
+      let finished = false;
+      void run.then(() => (finished = true));
+      await eventually(async () => finished || (await emu.clusters()).length > 0, {
+        timeoutMs: 120_000,
+        intervalMs: 25,
+        what: "the create's POST",
+      });
+      expect(finished, "the up ended before its cluster was created").toBe(false);
+      killTree(pid as number);
+      await run;
+      const [orphan] = await emu.clusters();
+      await project.cancel();
+      expect((await pendingCreates()).map((op: { resource: { type: string } }) => op.resource.type)).toEqual([NATIVE_CLUSTER]);
+
+      // The merge job's recovery step: the package's cms-recover, from the tarball's install.
+      const recover = await execFileP(path.join(await nativePluginBin(), "cms-recover"), [], {
+        cwd: project.dir,
+        env: { ...process.env, ...project.cliEnv() },
+      });
+      expect(recover.stdout).toContain(`cluster ${orphan.id} ("${orphan.name}") was created by the interrupted run`);
+      expect(recover.stdout).toContain("recording it");
+      expect(await pendingCreates()).toEqual([]);
+
+      const next = await project.up([], { allowFailure: true });
+      expect(next.code, next.output.split("\n").slice(-30).join("\n")).toBe(0);
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([orphan.id]);
+      const outputs = await project.outputs();
+      expect(outputs.id).toBe(orphan.id);
+      expect(outputs.status).toBe("running");
+      expect((await project.preview(["--expect-no-changes"], { allowFailure: true })).code).toBe(0);
+    },
+    STEP,
+  );
+});
+
 describe("the README's YAML program, against the emulator the README starts", () => {
   let project: PulumiProject;
   let work: string;

@@ -49,6 +49,23 @@ describe("planRecovery", () => {
     expect(plan.undecided).toEqual([]);
   });
 
+  it("the native face's pending create (its inputs record no URN): the pending operation's URN proves the seeded name", () => {
+    const urn = "urn:pulumi:dev::p::cms:index:Cluster::web";
+    const name = derivedAutoName(urn, 0, SEED);
+    const { __urn: _, ...inputs } = autoPending({ name }).inputs;
+    const plan = planRecovery([{ urn, inputs }], new Set(), [cluster("cls_native", { name }), cluster("cls_other", { name: seeded })]);
+    expect(plan.imports).toEqual([{ urn, id: "cls_native", name, why: "seeded name" }]);
+  });
+
+  it("a URN that did not derive the name proves nothing, even with the seed", () => {
+    const { __urn: _, ...inputs } = autoPending().inputs;
+    const plan = planRecovery([{ urn: "urn:pulumi:dev::p::cms:index:Cluster::other", inputs }], new Set(), [
+      cluster("cls_auto", { name: seeded, created_at: at(3_601_000) }),
+    ]);
+    expect(plan.imports).toEqual([]);
+    expect(plan.undecided[0]).toMatchObject({ reason: "no-proof" });
+  });
+
   it("seeded auto-name carried by several clusters: nobody guesses", () => {
     const plan = planRecovery([autoPending()], new Set(), [cluster("cls_a", { name: seeded }), cluster("cls_b", { name: seeded })]);
     expect(plan.imports).toEqual([]);

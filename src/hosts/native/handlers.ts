@@ -47,9 +47,8 @@ import {
   withoutPerRequest,
 } from "./properties";
 import { packageSchema } from "./schema";
-
-/** The one resource type this plugin serves. */
-export const CLUSTER_TYPE = "cms:index:Cluster";
+// The one resource type this plugin serves.
+import { NATIVE_CLUSTER_TYPE as CLUSTER_TYPE } from "./type-token";
 
 // biome-ignore lint/suspicious/noExplicitAny: protobuf messages of the generated stubs
 type Handler = (req: any) => Promise<any>;
