@@ -553,84 +553,77 @@ describe("two stacks of one YAML project on one token", () => {
 
 describe("a YAML program's create killed with the CLI", () => {
   let emu: LifecycleEmulator;
-  let project: PulumiProject;
+  const projects: PulumiProject[] = [];
 
   beforeAll(async () => {
     emu = await startLifecycleEmulator({ provisionSeconds: 5 });
-    project = await createNativeProject({
+  }, STEP);
+
+  afterAll(() => teardown(projects, emu), STEP);
+
+  /** A stack of its own; the service holds none of its clusters yet. */
+  async function freshProject(stack: string) {
+    const project = await createNativeProject({
       name: "native-yaml",
+      stack,
       files: { "Pulumi.yaml": yamlProgram() },
       config: emu.stackConfig(),
       secretConfig: emu.secretConfig(),
     });
-  }, STEP);
+    projects.push(project);
+    return project;
+  }
 
-  afterAll(() => teardown([project], emu), STEP);
+  /**
+   * Run `pulumi up` and SIGKILL the CLI with every process under it once the service holds a new
+   * cluster (the create's POST went out). Returns that cluster.
+   */
+  async function killUpOnceCreated(project: PulumiProject) {
+    const known = new Set((await emu.clusters()).map((c) => c.id));
+    const created = async () => (await emu.clusters()).filter((c) => !known.has(c.id));
+    let pid: number | undefined;
+    const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
+    let finished = false;
+    void run.then(() => (finished = true));
+    await eventually(async () => finished || (await created()).length > 0, {
+      timeoutMs: 120_000,
+      intervalMs: 25,
+      what: "the create's POST",
+    });
+    expect(finished, "the up ended before its cluster was created").toBe(false);
+    killTree(pid as number);
+    await run;
+    const [orphan] = await created();
+    expect(orphan.status).toBe("provisioning");
+    await project.cancel();
+    return { orphan, others: known };
+  }
+
+  /** The stack's clusters on the service: exactly `id`, beside the ones it held before. */
+  async function onlyClusterOfStack(others: Set<string>, id: string) {
+    expect((await emu.clusters()).map((c) => c.id).filter((c) => !others.has(c))).toEqual([id]);
+  }
 
   it(
     "leaves no orphan: the next run takes over the cluster the killed one created",
     async () => {
-      let pid: number | undefined;
-      const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
-      let finished = false;
-      void run.then(() => (finished = true));
-      await eventually(async () => finished || (await emu.clusters()).length > 0, {
-        timeoutMs: 120_000,
-        intervalMs: 25,
-        what: "the create's POST",
-      });
-      expect(finished, "the up ended before its cluster was created").toBe(false);
-      killTree(pid as number);
-      await run;
-      const [orphan] = await emu.clusters();
-      expect(orphan.status).toBe("provisioning");
-
-      await project.cancel();
+      const project = await freshProject("takeover");
+      const { orphan, others } = await killUpOnceCreated(project);
       const next = await project.up([], { allowFailure: true });
       expect(next.code, next.output.split("\n").slice(-30).join("\n")).toBe(0);
       expect(next.output).toContain(`cluster ${orphan.id}`);
-      expect((await emu.clusters()).map((c) => c.id)).toEqual([orphan.id]);
+      await onlyClusterOfStack(others, orphan.id);
       expect((await project.outputs()).id).toBe(orphan.id);
     },
     STEP,
   );
-});
-
-describe("a YAML program's create killed with the CLI, recovered as the GitOps merge job does", () => {
-  let emu: LifecycleEmulator;
-  let project: PulumiProject;
-
-  beforeAll(async () => {
-    emu = await startLifecycleEmulator({ provisionSeconds: 5 });
-    project = await createNativeProject({
-      name: "native-yaml",
-      files: { "Pulumi.yaml": yamlProgram() },
-      config: emu.stackConfig(),
-      secretConfig: emu.secretConfig(),
-    });
-  }, STEP);
-
-  afterAll(() => teardown([project], emu), STEP);
-
-  const pendingCreates = async () => (await project.exportStack()).state.deployment.pending_operations ?? [];
 
   it(
-    "cms-recover records the cluster the killed create made: no pending operation is left, and the next up creates nothing",
+    "as the GitOps merge job recovers it: cms-recover records the cluster, no pending operation is left, and the next up creates nothing",
     async () => {
-      let pid: number | undefined;
-      const run = project.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
-      let finished = false;
-      void run.then(() => (finished = true));
-      await eventually(async () => finished || (await emu.clusters()).length > 0, {
-        timeoutMs: 120_000,
-        intervalMs: 25,
-        what: "the create's POST",
-      });
-      expect(finished, "the up ended before its cluster was created").toBe(false);
-      killTree(pid as number);
-      await run;
-      const [orphan] = await emu.clusters();
-      await project.cancel();
+      const project = await freshProject("recovered");
+      const { orphan, others } = await killUpOnceCreated(project);
+      const pendingCreates = async () => (await project.exportStack()).state.deployment.pending_operations ?? [];
       expect((await pendingCreates()).map((op: { resource: { type: string } }) => op.resource.type)).toEqual([NATIVE_CLUSTER]);
 
       // The merge job's recovery step: the package's cms-recover, from the tarball's install.
@@ -644,7 +637,7 @@ describe("a YAML program's create killed with the CLI, recovered as the GitOps m
 
       const next = await project.up([], { allowFailure: true });
       expect(next.code, next.output.split("\n").slice(-30).join("\n")).toBe(0);
-      expect((await emu.clusters()).map((c) => c.id)).toEqual([orphan.id]);
+      await onlyClusterOfStack(others, orphan.id);
       const outputs = await project.outputs();
       expect(outputs.id).toBe(orphan.id);
       expect(outputs.status).toBe("running");
