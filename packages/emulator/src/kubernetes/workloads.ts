@@ -1,6 +1,6 @@
 /**
  * What makes a cluster of {@link LocalControlPlanes} run workloads: beside its API server, a
- * kube-controller-manager (Deployments, ReplicaSets, endpoints, garbage collection), a
+ * kube-controller-manager (workloads, endpoints, garbage collection: {@link CONTROLLERS}), a
  * kube-scheduler, and kwok, the simulated kubelet of every Node object (pods bound to a node
  * start Running with an address, and go when deleted). The Node objects themselves, their
  * readiness and capacity, are the emulator's to keep (backing.ts): they follow the API's nodes.
