@@ -28,8 +28,8 @@ export interface Workloads {
  * - no device driver publishes devices (no kubelet), so the dynamic resource allocation
  *   controllers are off;
  * - the node TTL annotation, the node IPAM (the emulator gives each node its pod range), the
- *   year-old legacy token cleaner, the SELinux warnings and the storage version ones serve
- *   kubelets or alpha features only;
+ *   year-old legacy token cleaner, the SELinux warnings, pod certificate requests, pod groups
+ *   and the storage version ones serve kubelets or alpha features only;
  * - the validating admission policy status controller only writes type-checking warnings into a
  *   policy's status (the API server enforces the policies without it), and it costs the most:
  *   it builds the schemas of every resource to check the policies' expressions against.
