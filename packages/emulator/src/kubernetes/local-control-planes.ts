@@ -28,6 +28,12 @@ const START_TIMEOUT_MS = 120_000;
  * emulator). The soft limit only trims: a cluster that holds more stays correct.
  */
 const APISERVER_GO_MEMORY = { GOGC: "50", GOMEMLIMIT: "150MiB" };
+/**
+ * etcd's Go collector: the one etcd holds every cluster's keys, and with Go's default (GOGC=100)
+ * its heap grows to twice what is live between collections; at 50 it takes a few MiB less per
+ * cluster (docs/benchmarks.md, Memory per cluster) for a little more collector CPU.
+ */
+const ETCD_GO_MEMORY = { GOGC: "50" };
 /** Port retries when a free port was taken between picking and binding it. */
 const PORT_ATTEMPTS = 3;
 
@@ -75,6 +81,7 @@ export class LocalControlPlanes implements Placement {
           ...(this.durable ? [] : ["--unsafe-no-fsync"]),
         ],
         join(this.dataDir, "etcd.log"),
+        ETCD_GO_MEMORY,
       );
       try {
         await waitUntil("etcd", async () => (await fetch(`${url}/health`)).ok, { process: proc, timeoutMs: 30_000 });

@@ -1,6 +1,6 @@
 /**
  * What makes a cluster of {@link LocalControlPlanes} run workloads: beside its API server, a
- * kube-controller-manager (Deployments, ReplicaSets, endpoints, garbage collection), a
+ * kube-controller-manager (workloads, endpoints, garbage collection: {@link CONTROLLERS}), a
  * kube-scheduler, and kwok, the simulated kubelet of every Node object (pods bound to a node
  * start Running with an address, and go when deleted). The Node objects themselves, their
  * readiness and capacity, are the emulator's to keep (backing.ts): they follow the API's nodes.
@@ -17,10 +17,60 @@ export interface Workloads {
 }
 
 /**
- * Node lifecycle is the emulator's (a node is Ready while the API says `ready`, see backing.ts),
- * so the controller that would judge nodes by kubelet heartbeats is off.
+ * The controllers a cluster runs: each one watches its objects, and every informer is memory the
+ * controller manager keeps (docs/benchmarks.md, Memory per cluster). Named one by one rather
+ * than `*`, so that those with nothing to act on in an emulated cluster stay off:
+ * - node lifecycle is the emulator's (a node is Ready while the API says `ready`, backing.ts),
+ *   so the controller that would judge nodes by kubelet heartbeats is off;
+ * - nothing asks for certificates (no kubelet joins: kwok plays it), so the certificate signing
+ *   request controllers, the bootstrap token signer and cleaner, and the cluster trust bundle
+ *   publisher are off (the signer would not start anyway: no signing key is given);
+ * - no device driver publishes devices (no kubelet), so the dynamic resource allocation
+ *   controllers are off;
+ * - the node TTL annotation, the node IPAM (the emulator gives each node its pod range), the
+ *   year-old legacy token cleaner, the SELinux warnings, pod certificate requests, pod groups
+ *   and the storage version ones serve kubelets or alpha features only;
+ * - the validating admission policy status controller only writes type-checking warnings into a
+ *   policy's status (the API server enforces the policies without it), and it costs the most:
+ *   it builds the schemas of every resource to check the policies' expressions against.
+ * Everything a workload, a Service, a volume claim, a quota or an autoscaler needs stays.
  */
-const CONTROLLERS = "*,-node-lifecycle-controller";
+const CONTROLLERS = [
+  // Workloads and their pods.
+  "deployment-controller",
+  "replicaset-controller",
+  "replicationcontroller-controller",
+  "statefulset-controller",
+  "daemonset-controller",
+  "job-controller",
+  "cronjob-controller",
+  "ttl-after-finished-controller",
+  "disruption-controller",
+  "pod-garbage-collector-controller",
+  "taint-eviction-controller",
+  "horizontal-pod-autoscaler-controller",
+  // Services.
+  "endpoints-controller",
+  "endpointslice-controller",
+  "endpointslice-mirroring-controller",
+  "service-cidr-controller",
+  // Namespaces, ownership, quotas, access.
+  "garbage-collector-controller",
+  "namespace-controller",
+  "resourcequota-controller",
+  "serviceaccount-controller",
+  "serviceaccount-token-controller",
+  "root-ca-certificate-publisher-controller",
+  "clusterrole-aggregation-controller",
+  // Volumes.
+  "persistentvolume-binder-controller",
+  "persistentvolume-attach-detach-controller",
+  "persistentvolume-expander-controller",
+  "persistentvolume-protection-controller",
+  "persistentvolumeclaim-protection-controller",
+  "ephemeral-volume-controller",
+  "volumeattributesclass-protection-controller",
+].join(",");
 
 /**
  * kwok's stages: what a kubelet does to a pod, in the steps that matter to clients. A pod bound
