@@ -118,7 +118,9 @@ describe("cms-kubeconfig exec-credential", () => {
     expect(noToken).toMatchObject({ code: 1, stdout: "" });
     expect(noToken.stderr).toMatch(/^cms-kubeconfig: no Cluster Management Service token: set CMS_TOKEN .*\n$/);
     // kubectl's saved kubeconfig records no token: the message leads with what that user does.
-    expect(noToken.stderr).toContain("set CMS_TOKEN in the environment of kubectl at each use (for the stack's Kubernetes provider, in pulumi's");
+    expect(noToken.stderr).toContain(
+      "set CMS_TOKEN in the environment of kubectl at each use (for the stack's Kubernetes provider, in pulumi's",
+    );
     const noEndpoint = await cmsKubeconfig(["exec-credential", "cls_0123456789abcdef"], { CMS_TOKEN: emu.token });
     expect(noEndpoint).toMatchObject({ code: 1, stdout: "" });
     expect(noEndpoint.stderr).toContain("no Cluster Management Service endpoint");

@@ -78,10 +78,7 @@ describe("pulumi import cms:index:Cluster", () => {
       expect(refused.code).not.toBe(0);
       expect(refused.output).toMatch(/protected/);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
-      fs.writeFileSync(
-        path.join(project.dir, "Pulumi.yaml"),
-        `${header}${entry.replace(/^ +options:\n +protect: true\n/m, "")}`,
-      );
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `${header}${entry.replace(/^ +options:\n +protect: true\n/m, "")}`);
       const up = await project.up();
       expect(up.steps.filter((s) => s.kind === "outputs" && s.op !== "same")).toEqual([]);
       await project.destroy();

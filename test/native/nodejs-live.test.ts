@@ -12,7 +12,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_VERSION } from "../../src/client/version";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { CLUSTER_TYPE as DYNAMIC_TYPE, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
+import {
+  CLUSTER_TYPE as DYNAMIC_TYPE,
+  type LifecycleEmulator,
+  REPO_ROOT,
+  startLifecycleEmulator,
+  teardown,
+} from "../lifecycle/harness.mjs";
 import { codeBlocks } from "../support/docs";
 import {
   CLUSTER_INPUTS,

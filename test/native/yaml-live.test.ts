@@ -640,7 +640,9 @@ describe("the README's YAML program, against the emulator the README starts", ()
     "runs as written, the emulator from PATH and the plugin where the program says; the clean-up deletes the cluster, removes the stack and stops the emulator",
     async () => {
       const [block] = codeBlocks(README, ["bash"]).filter((b) => b.includes("npm install -g @pulumi-cms/emulator"));
-      const cleanUp = /`(pulumi destroy --yes)`, `(pulumi stack rm dev --yes)` and `(kill "\$\(cat emulator\.pid\)")` clean up/.exec(README);
+      const cleanUp = /`(pulumi destroy --yes)`, `(pulumi stack rm dev --yes)` and `(kill "\$\(cat emulator\.pid\)")` clean up/.exec(
+        README,
+      );
       expect(cleanUp).not.toBeNull();
       // The changes to the text: the emulator is installed already (above), on a free port in place of 8787.
       const port = await freePort();
