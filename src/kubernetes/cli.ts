@@ -12,7 +12,8 @@
  * The token is never printed and never written: the command reads it when it runs (`CMS_TOKEN`,
  * or the token recorded in a stack's kubeconfig).
  */
-import { realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { ENV_ENDPOINT, ENV_TOKEN } from "../connection";
@@ -83,6 +84,8 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
       { command: process.execPath, args: [realpathSync(__filename)] },
     );
     if (values.file) {
+      // A fresh machine has no ~/.kube yet: made as kubectl makes it, private.
+      mkdirSync(dirname(values.file), { recursive: true, mode: 0o700 });
       writeFileSync(values.file, text, { mode: 0o600 });
       io.err(`cms-kubeconfig: wrote ${values.file}: a kubeconfig for cluster ${clusterId} (kubectl --kubeconfig ${values.file} ...)\n`);
     } else io.out(text);

@@ -170,8 +170,9 @@ export function credentialConnection(endpoint: string | undefined, env: Record<s
   const tokens = [...new Set([env[ENV_RECORDED_TOKEN], env[ENV_TOKEN]].filter(present).map((t) => t.trim()))];
   if (tokens.length === 0) {
     throw new OperationError(
-      `no Cluster Management Service token: set ${ENV_TOKEN} in the environment of kubectl or of pulumi ` +
-        "(or set `cms:token` in the stack configuration, as a secret, and run `pulumi up`, which records it in the stack's kubeconfig)",
+      // One message for both kubeconfigs: a saved one is kubectl's and holds no token, only the stack's records one.
+      `no Cluster Management Service token: set ${ENV_TOKEN} in the environment of kubectl at each use ` +
+        "(for the stack's Kubernetes provider, in pulumi's, or set `cms:token` in the stack configuration, as a secret, and run `pulumi up`, which records it in the provider's kubeconfig)",
       "connection_not_configured",
     );
   }

@@ -211,7 +211,8 @@ async function main(): Promise<number> {
   writeBack(raw, plan, stack);
   for (const line of said) console.log(line);
   readRunning(plan, clusters, stack);
-  console.log("cms-recover: the stack has no pending Cluster create; run `pulumi up`");
+  // After the lines saying what was recorded or dropped: what is left, not "no pending create", which reads as nothing done.
+  console.log("cms-recover: no Cluster create is pending any more; run `pulumi up`");
   return 0;
 }
 

@@ -292,6 +292,8 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
         expect(merge.output).toContain(
           `cluster ${extra!.id} ("${extra!.name}") was created by the interrupted run (it carries the stack's own auto-name): recording it`,
         );
+        // What it did, then what is left: said in that order, as the job's log shows them.
+        expect(merge.output).toMatch(/recording it\n(.*\n)*cms-recover: no Cluster create is pending any more; run `pulumi up`/);
         expect(lockFiles()).toEqual([]);
         // The program of the main branch has no cluster "extra": the recorded one is deleted (up
         // waits until it is gone), and no second one was made.

@@ -117,6 +117,10 @@ describe("cms-kubeconfig exec-credential", () => {
     const noToken = await cmsKubeconfig(["exec-credential", "cls_0123456789abcdef", "--endpoint", emu.url], {});
     expect(noToken).toMatchObject({ code: 1, stdout: "" });
     expect(noToken.stderr).toMatch(/^cms-kubeconfig: no Cluster Management Service token: set CMS_TOKEN .*\n$/);
+    // kubectl's saved kubeconfig records no token: the message leads with what that user does.
+    expect(noToken.stderr).toContain(
+      "set CMS_TOKEN in the environment of kubectl at each use (for the stack's Kubernetes provider, in pulumi's",
+    );
     const noEndpoint = await cmsKubeconfig(["exec-credential", "cls_0123456789abcdef"], { CMS_TOKEN: emu.token });
     expect(noEndpoint).toMatchObject({ code: 1, stdout: "" });
     expect(noEndpoint.stderr).toContain("no Cluster Management Service endpoint");
@@ -213,15 +217,17 @@ describe("kubeconfigs built on it", () => {
     }
   });
 
-  it("`save`: a kubeconfig for kubectl on this machine, written 0600 without any token", async () => {
+  it("`save`: a kubeconfig for kubectl on this machine, written 0600 without any token, its directory made 0700 when missing", async () => {
     const id = await runningCluster("exec-save");
     const dir = mkdtempSync(join(tmpdir(), "cms-exec-save-"));
     try {
-      const file = join(dir, "config");
+      // As the README types it on a machine where kubectl never ran: ~/.kube does not exist yet.
+      const file = join(dir, ".kube", "cms-apps");
       const out = await cmsKubeconfig(["save", id, "--file", file], { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token });
       expect(out).toMatchObject({ code: 0, stdout: "" });
       expect(out.stderr).toContain(`wrote ${file}`);
       expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, ".kube")).mode & 0o777).toBe(0o700);
       const text = readFileSync(file, "utf8");
       const exec = parse(text).users[0].user.exec;
       expect(exec.command).toBe(process.execPath);

@@ -36,7 +36,7 @@ describe("pulumi import cms:index:Cluster", () => {
   afterAll(() => teardown([project], emu), STEP);
 
   it(
-    "takes an existing cluster into the stack as the README types it; the program it writes previews with no changes, and once unprotected as the README says, destroy deletes the cluster",
+    "takes an existing cluster into the stack as the README types it; the resource it writes, moved under the program's resources:, previews with no changes (the file alone or appended whole does not), and once unprotected as the README says, destroy deletes the cluster",
     async () => {
       const created = await emu.api("POST", "/v1/clusters", { name: "legacy", control_planes: 1, workers: 2, node_size: "medium" });
       expect(created.status).toBe(201);
@@ -60,7 +60,16 @@ describe("pulumi import cms:index:Cluster", () => {
       expect(program).toContain("workers: 2");
       // The resource's only option, as the README says.
       expect(program).toMatch(/^ +options:\n +protect: true\n/m);
-      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `name: native-import\nruntime: yaml\n${program}`);
+      // As the README says: the file alone is not read, and appended whole it is a second `resources:`.
+      const header = "name: native-import\nruntime: yaml\nresources:\n";
+      expect(readme).toContain("move its resource (the `legacy:` entry) under your\nprogram's `resources:`");
+      expect((await project.preview([], { allowFailure: true })).output).toMatch(/cannot be deleted\s+because it is protected/);
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `${header}${program}`);
+      expect((await project.preview([], { allowFailure: true })).output).toMatch(/mapping key "resources" already defined/);
+      // Its entry under the program's resources:, as the README says.
+      expect(program).toMatch(/^resources:\n {2}legacy:\n/);
+      const entry = program.replace(/^resources:\n/, "");
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `${header}${entry}`);
       await project.preview(["--expect-no-changes"]);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
 
@@ -69,10 +78,7 @@ describe("pulumi import cms:index:Cluster", () => {
       expect(refused.code).not.toBe(0);
       expect(refused.output).toMatch(/protected/);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
-      fs.writeFileSync(
-        path.join(project.dir, "Pulumi.yaml"),
-        `name: native-import\nruntime: yaml\n${program.replace(/^ +options:\n +protect: true\n/m, "")}`,
-      );
+      fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `${header}${entry.replace(/^ +options:\n +protect: true\n/m, "")}`);
       const up = await project.up();
       expect(up.steps.filter((s) => s.kind === "outputs" && s.op !== "same")).toEqual([]);
       await project.destroy();

@@ -12,7 +12,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_VERSION } from "../../src/client/version";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { CLUSTER_TYPE as DYNAMIC_TYPE, type LifecycleEmulator, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
+import {
+  CLUSTER_TYPE as DYNAMIC_TYPE,
+  type LifecycleEmulator,
+  REPO_ROOT,
+  startLifecycleEmulator,
+  teardown,
+} from "../lifecycle/harness.mjs";
+import { codeBlocks } from "../support/docs";
 import {
   CLUSTER_INPUTS,
   clusterSteps,
@@ -112,9 +119,13 @@ describe("a TypeScript program on pulumi-cms/native", () => {
 
   beforeAll(async () => {
     emu = await startLifecycleEmulator();
+    // The README's Pulumi.yaml for this face, as a user copies it (the project's name aside).
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const pulumiYaml = codeBlocks(readme, ["yaml"]).find((b) => b.includes("runtime: nodejs") && b.includes("path: node_modules/.bin"));
+    if (!pulumiYaml) throw new Error("the README has no Pulumi.yaml for the native face (runtime: nodejs, path: node_modules/.bin)");
     project = await createNodeNativeProject({
       name: "native-node",
-      files: {},
+      files: { "Pulumi.yaml": pulumiYaml.replace(/^name: clusters$/m, "name: native-node") },
       program: PROGRAM,
       config: { ...emu.stackConfig(), face: "dynamic" },
       secretConfig: emu.secretConfig(),
@@ -126,7 +137,9 @@ describe("a TypeScript program on pulumi-cms/native", () => {
   it(
     "moves a stack's dynamic Cluster to the native one without recreating it: retainOnDelete, then the import option",
     async () => {
-      await project.up();
+      const first = await project.up();
+      // The project's package.json names index.js, as `npm init -y` writes it; Pulumi.yaml's main wins, quietly.
+      expect(first.output).not.toMatch(/Could not find entry point|DEP0128/);
       const { id, name } = await project.outputs();
       expect((await project.exportStack()).resources.filter((r) => r.type === DYNAMIC_TYPE).map((r) => r.id)).toEqual([id]);
 

@@ -688,10 +688,12 @@ describe("the README's YAML program, against the emulator the README starts", ()
   }, STEP);
 
   it(
-    "runs as written, the emulator from PATH and the plugin where the program says; the clean-up deletes the cluster and stops the emulator",
+    "runs as written, the emulator from PATH and the plugin where the program says; the clean-up deletes the cluster, removes the stack and stops the emulator",
     async () => {
       const [block] = codeBlocks(README, ["bash"]).filter((b) => b.includes("npm install -g @pulumi-cms/emulator"));
-      const cleanUp = /`(pulumi destroy --yes)`, then `(kill "\$\(cat emulator\.pid\)")`, clean up\./.exec(README);
+      const cleanUp = /`(pulumi destroy --yes)`, `(pulumi stack rm dev --yes)` and `(kill "\$\(cat emulator\.pid\)")` clean up/.exec(
+        README,
+      );
       expect(cleanUp).not.toBeNull();
       // The changes to the text: the emulator is installed already (above), on a free port in place of 8787.
       const port = await freePort();
@@ -705,6 +707,8 @@ describe("the README's YAML program, against the emulator the README starts", ()
         "echo __outputs__; pulumi stack output --json; echo __end__",
         cleanUp![1],
         cleanUp![2],
+        cleanUp![3],
+        "echo __stacks__; pulumi stack ls --json",
       ].join("\n");
       const { stdout, stderr } = await execFileP("bash", ["-eu", "-c", script], {
         cwd: project.dir,
@@ -717,6 +721,9 @@ describe("the README's YAML program, against the emulator the README starts", ()
       const outputs = JSON.parse(stdout.slice(stdout.indexOf("__outputs__") + 11, stdout.indexOf("__end__")));
       expect(outputs).toMatchObject({ status: "running", name: expect.stringMatching(/^cluster-[0-9a-z]{7}$/), kubeconfig: "[secret]" });
       expect(output).toMatch(/-\s+cms:index:Cluster\s+cluster\s+deleted/);
+      // The stack is gone from the backend too, as after the quick start's clean-up.
+      const stacks = JSON.parse(stdout.slice(stdout.indexOf("__stacks__") + 10)) as Array<{ name: string }>;
+      expect(stacks.map((st) => st.name)).not.toContain("dev");
       expect(await stillAnswering(`http://127.0.0.1:${port}/v1/clusters`)).toBe(false);
     },
     STEP,

@@ -82,7 +82,8 @@ export async function createNodeNativeProject(opts: NativeProjectOptions & { pro
     workspace.project,
     {
       name: opts.name,
-      main: "index.ts",
+      // What `npm init -y` writes: the program is named by Pulumi.yaml's `main`, as the README's is.
+      main: "index.js",
       dependencies: { "pulumi-cms": `file:${tarball()}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION },
       devDependencies: { typescript: dev.typescript, "@types/node": dev["@types/node"] },
     },
@@ -90,7 +91,7 @@ export async function createNodeNativeProject(opts: NativeProjectOptions & { pro
     ["--ignore-scripts"],
   );
   const files = {
-    "Pulumi.yaml": `name: ${opts.name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: cms\n      path: node_modules/.bin\n`,
+    "Pulumi.yaml": `name: ${opts.name}\nruntime: nodejs\nmain: index.ts\nplugins:\n  providers:\n    - name: cms\n      path: node_modules/.bin\n`,
     "tsconfig.json": `${JSON.stringify({ compilerOptions: PULUMI_TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] }, null, 2)}\n`,
     "index.ts": opts.program,
     ...opts.files,
