@@ -131,6 +131,25 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
         const scaled = await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${token}` } });
         expect(((await scaled.json()) as { items: Array<{ workers: number }> }).items).toMatchObject([{ workers: 3 }]);
 
+        // A wrong token, set as the quick start sets the right one: the service's refusal is said
+        // once, with the fix, and the token typed is not shown.
+        await sh.type("pulumi config set --secret cms:token not-the-offline-token", STEP_TIMEOUT);
+        fs.writeFileSync(index, fs.readFileSync(index, "utf8").replace("workers: 3", "workers: 2"));
+        const beforeRefused = sh.output().length;
+        await sh.type('pulumi up --yes || echo "pulumi exited $?"', STEP_TIMEOUT);
+        const refused = sh.output().slice(beforeRefused);
+        expect(refused).toMatch(/pulumi exited [1-9]/);
+        const diagnostics = refused.slice(refused.indexOf("Diagnostics:"));
+        expect(diagnostics.match(/invalid|expired|rejected/g), diagnostics).toEqual(["invalid", "expired"]);
+        expect(diagnostics).toContain(
+          "Set the token with `pulumi config set --secret cms:token <token>` or the `CMS_TOKEN` environment variable.",
+        );
+        expect(refused).not.toContain("not-the-offline-token");
+        // The failed up recorded the wrong token with the stack's provider: the next up, with
+        // the right one set, records it again (what the destroy's message would advise).
+        await sh.type("pulumi config set --secret cms:token offline-token", STEP_TIMEOUT);
+        await sh.type("pulumi up --yes", STEP_TIMEOUT);
+
         await sh.type(cleanUp, STEP_TIMEOUT);
         expect(sh.output()).toMatch(/Cluster\s+dev\s+deleted/);
         expect(sh.output()).toContain("Stack 'dev' has been removed");

@@ -2,9 +2,10 @@
  * Thin wrapper over the lifecycle harness (test/lifecycle/harness.mjs) for running an example
  * with the real Pulumi CLI: the harness makes the temporary project, file backend and
  * PULUMI_HOME; this puts the example's own files in it (Pulumi.yaml, package.json, index.ts,
- * tsconfig.json, stack config files) and links `typescript` and `@types` next to the harness's
- * `pulumi-cms` and `@pulumi` links, so Pulumi runs the example's TypeScript as a user would
- * (type-checked by ts-node with the project's TypeScript).
+ * tsconfig.json, stack config files) and installs the example's dependencies as a user's
+ * `npm install` would, with `pulumi-cms` from this checkout's packed tarball (once per example
+ * and test file), so Pulumi runs the example's TypeScript as a user would (type-checked by
+ * ts-node with the project's TypeScript) against the package as it ships.
  *
  * The connection comes from the environment (`CMS_ENDPOINT`, `CMS_TOKEN`), exactly as in the
  * examples' READMEs.
@@ -13,7 +14,32 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { createProject, type LifecycleEmulator, type PulumiProject } from "../lifecycle/harness.mjs";
+import { installProject, providerTarball, workDir } from "../support/packages";
 import { assertBuilt, REPO, type ExampleName } from "./workspace";
+
+const installs = new Map<ExampleName, Promise<string>>();
+
+/**
+ * The example's `node_modules`: its package.json's dependencies, `pulumi-cms` from the tarball.
+ * The emulator's package is left out (the tests run their own emulator), and install scripts do
+ * not run (`@pulumi/kubernetes`'s would download its plugin; the tests put the plugin on PATH).
+ */
+function installedDependencies(name: ExampleName, manifest: string): Promise<string> {
+  let install = installs.get(name);
+  if (!install) {
+    const pkg = JSON.parse(manifest) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const { "@pulumi-cms/emulator": _emulator, ...devDependencies } = pkg.devDependencies ?? {};
+    const dir = path.join(workDir(`example-${name}`), "install");
+    install = installProject(
+      dir,
+      { dependencies: { ...pkg.dependencies, "pulumi-cms": `file:${providerTarball()}` }, devDependencies },
+      process.env,
+      ["--ignore-scripts"],
+    ).then(() => path.join(dir, "node_modules"));
+    installs.set(name, install);
+  }
+  return install;
+}
 
 /** Files of an example the CLI needs (README and node_modules stay behind). */
 function exampleFiles(name: ExampleName): Record<string, string> {
@@ -41,12 +67,9 @@ export async function exampleProject(name: ExampleName, emu: LifecycleEmulator, 
     // The harness writes a JavaScript index.js; the example's package.json points at index.ts.
     program: "// unused: package.json's main is index.ts\n",
     files,
+    nodeModules: await installedDependencies(name, files["package.json"]),
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
   });
-  const nm = path.join(project.dir, "node_modules");
-  for (const pkg of ["typescript", "@types"]) {
-    fs.symlinkSync(path.join(REPO, "node_modules", pkg), path.join(nm, pkg), "dir");
-  }
   return project;
 }
 

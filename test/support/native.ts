@@ -8,16 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
-import { installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, packTarball, workDir } from "./packages";
+import { installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, providerTarball as tarball, workDir } from "./packages";
 
 let installed: Promise<string> | undefined;
-let packed: string | undefined;
-
-/** `npm pack` of this checkout, once per test file. */
-function tarball(): string {
-  packed ??= packTarball(workDir("native-tarball"));
-  return packed;
-}
 
 /** The `.bin` directory of the provider installed from its tarball; once per test file. */
 export function nativePluginBin(): Promise<string> {

@@ -64,6 +64,14 @@ export function packTarball(dir: string, pkg: string = REPO_ROOT): string {
   return path.join(dir, (JSON.parse(json) as Array<{ filename: string }>)[0].filename);
 }
 
+let providerPacked: string | undefined;
+
+/** `npm pack` of this checkout's provider, once per test file. */
+export function providerTarball(): string {
+  providerPacked ??= packTarball(workDir("provider-tarball"));
+  return providerPacked;
+}
+
 /** An environment whose `node` (and so npm's and Pulumi's) is the one in `bin`. */
 export function envWithNode(bin: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, ...extra, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` };
