@@ -269,9 +269,12 @@ export async function filesContaining(dir, needles) {
 }
 
 /**
- * Tear down after a suite, even one whose steps failed: destroy what each project's stack still
- * has (failures tolerated), remove the projects, then stop the emulator. Undefined entries (a
- * `beforeAll` that failed half-way) are skipped.
+ * Tear down after a suite, even one whose steps failed: remove the projects, then stop the
+ * suite's emulator. Its clusters go with it, so the stacks are not destroyed first: a
+ * `pulumi destroy` per project would only wait out the emulator's deletes (the tests that
+ * destroy do so in their own steps). Without an emulator of the suite's own, each stack is
+ * destroyed first (failures tolerated). Undefined entries (a `beforeAll` that failed half-way)
+ * are skipped.
  *
  * @param {Array<import("../../scripts/lib/pulumi-driver.mjs").PulumiProject | undefined>} projects
  * @param {{ close(): Promise<void> }} [emulator]
@@ -279,7 +282,7 @@ export async function filesContaining(dir, needles) {
 export async function teardown(projects, emulator) {
   for (const p of projects) {
     if (!p) continue;
-    await p.destroy([], { allowFailure: true });
+    if (!emulator) await p.destroy([], { allowFailure: true });
     await p.dispose();
   }
   await emulator?.close();
