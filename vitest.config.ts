@@ -42,6 +42,8 @@ export default defineConfig({
   test: {
     include: files.include,
     exclude: [...configDefaults.exclude, ...files.exclude],
+    // One directory for the run, for what every file would otherwise make again (test/support/run-dir.ts).
+    globalSetup: ["./test/support/run-dir.ts"],
     // The default report, plus one plain `tests: N passed, N failed` closing line.
     reporters: ["default", "./test/summary-reporter.ts"],
     testTimeout: 30_000,

