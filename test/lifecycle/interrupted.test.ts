@@ -25,6 +25,7 @@ import {
   eventually,
   findPulumi,
   killTree,
+  LIFECYCLE_TIMINGS,
   lifecycleSkipped,
   startLifecycleEmulator,
   teardown,
@@ -34,6 +35,8 @@ import {
 } from "./harness.mjs";
 
 const STEP_TIMEOUT = 6 * 60_000;
+/** Long enough for a kill to land while the cluster provisions, scales or deletes. */
+const KILL_TIMINGS = { provisionSeconds: 6, scaleSeconds: 5, deleteSeconds: 5 };
 const RESOURCE = "cluster";
 
 describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never leaves an orphaned or duplicate cluster", () => {
@@ -43,7 +46,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
 
   beforeAll(async () => {
     await findPulumi();
-    emu = await startLifecycleEmulator({ provisionSeconds: 6, scaleSeconds: 5, deleteSeconds: 5 });
+    emu = await startLifecycleEmulator(KILL_TIMINGS);
   }, STEP_TIMEOUT);
   afterAll(() => teardown(projects, emu), STEP_TIMEOUT);
 
@@ -342,47 +345,53 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     STEP_TIMEOUT,
   );
 
-  it(
-    "without a kill: `up --replace` makes a new cluster and deletes the old one",
-    async () => {
-      const p = await project();
-      await p.up();
-      const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
-      await p.up(["--replace", urnOf(p)]);
-      const [newId] = (await p.clusterResources()).map((r) => r.id as string);
-      expect(newId).not.toBe(oldId);
-      expect(await assertClean(p)).toEqual([newId]);
-    },
-    STEP_TIMEOUT,
-  );
+  // Nothing is killed here, so no step needs a window to kill in: the emulator's usual quick timings.
+  describe("without a kill", () => {
+    beforeAll(() => emu.control.setTimings(LIFECYCLE_TIMINGS));
+    afterAll(() => emu.control.setTimings(KILL_TIMINGS));
 
-  it(
-    "without a kill: two stacks of one project declaring the same resource each get their own cluster",
-    async () => {
-      const dev = await project({}, "dev", "cms-kill-twins");
-      const prod = await project({}, "prod", "cms-kill-twins");
-      await Promise.all([dev.up(), prod.up()]);
-      const [a] = (await dev.clusterResources()).map((r) => r.id);
-      const [b] = (await prod.clusterResources()).map((r) => r.id);
-      expect(a).not.toBe(b);
-      await assertClean(dev);
-      await assertClean(prod);
-    },
-    STEP_TIMEOUT,
-  );
+    it(
+      "`up --replace` makes a new cluster and deletes the old one",
+      async () => {
+        const p = await project();
+        await p.up();
+        const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
+        await p.up(["--replace", urnOf(p)]);
+        const [newId] = (await p.clusterResources()).map((r) => r.id as string);
+        expect(newId).not.toBe(oldId);
+        expect(await assertClean(p)).toEqual([newId]);
+      },
+      STEP_TIMEOUT,
+    );
 
-  it(
-    "without a kill: destroy then up creates a fresh cluster",
-    async () => {
-      const p = await project();
-      await p.up();
-      const [first] = (await p.clusterResources()).map((r) => r.id);
-      await p.destroy();
-      await p.up();
-      const [second] = (await p.clusterResources()).map((r) => r.id);
-      expect(second).not.toBe(first);
-      expect(await assertClean(p)).toEqual([second]);
-    },
-    STEP_TIMEOUT,
-  );
+    it(
+      "two stacks of one project declaring the same resource each get their own cluster",
+      async () => {
+        const dev = await project({}, "dev", "cms-kill-twins");
+        const prod = await project({}, "prod", "cms-kill-twins");
+        await Promise.all([dev.up(), prod.up()]);
+        const [a] = (await dev.clusterResources()).map((r) => r.id);
+        const [b] = (await prod.clusterResources()).map((r) => r.id);
+        expect(a).not.toBe(b);
+        await assertClean(dev);
+        await assertClean(prod);
+      },
+      STEP_TIMEOUT,
+    );
+
+    it(
+      "destroy then up creates a fresh cluster",
+      async () => {
+        const p = await project();
+        await p.up();
+        const [first] = (await p.clusterResources()).map((r) => r.id);
+        await p.destroy();
+        await p.up();
+        const [second] = (await p.clusterResources()).map((r) => r.id);
+        expect(second).not.toBe(first);
+        expect(await assertClean(p)).toEqual([second]);
+      },
+      STEP_TIMEOUT,
+    );
+  });
 });
