@@ -71,32 +71,54 @@ export function providerTarball(): string {
 }
 
 /**
- * The tarball of `pkg`, packed once per test run into the run's directory (`run-dir.ts`): every
- * file of a run installs the same dist/. Two files may pack the same package at once: each packs
- * into a directory of its own, and the first rename makes its tarball the run's. Outside a run
- * (no run directory), a new pack each time.
+ * The tarball of `pkg`, packed once per test run ({@link inRunOnce}): every file of a run installs
+ * the same dist/. Outside a run, a new pack each time.
  */
 function packedOnce(pkg: string): string {
-  const run = runDir();
-  const home = run ? path.join(run, "tarballs", createHash("sha256").update(pkg).digest("hex").slice(0, 16)) : undefined;
+  const slot = inRunOnce("tarballs", pkg);
   const tarballIn = (d: string) => fs.readdirSync(d).find((f) => f.endsWith(".tgz"));
-  const existing = home && fs.existsSync(home) ? tarballIn(home) : undefined;
-  if (home && existing) return path.join(home, existing);
-  const own = run ? fs.mkdtempSync(path.join(run, "pack-")) : workDir("tarball");
-  const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", own], {
+  const existing = slot.ready ? tarballIn(slot.home) : undefined;
+  if (existing) return path.join(slot.home, existing);
+  const json = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", slot.own], {
     cwd: pkg,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });
   const file = (JSON.parse(json) as Array<{ filename: string }>)[0].filename;
-  if (!home) return path.join(own, file);
-  fs.mkdirSync(path.dirname(home), { recursive: true });
-  try {
-    fs.renameSync(own, home);
-  } catch {
-    fs.rmSync(own, { recursive: true, force: true }); // another file's pack was first
-  }
+  const home = slot.publish();
   return path.join(home, tarballIn(home) ?? file);
+}
+
+/**
+ * What a test run makes once for every file that needs it (a tarball, an install), kept in the
+ * run's directory (`run-dir.ts`) under `area`, by `key`. When `ready` is false, make it in `own`,
+ * then `publish()`: two files may make the same thing at once, each in a directory of its own,
+ * and the first rename makes its copy the run's (the other is discarded). Returns where the
+ * run's copy is. Outside a run, `own` is a fresh temporary directory, and `publish()` returns it.
+ */
+function inRunOnce(area: string, key: string): { home: string; ready: boolean; own: string; publish(): string } {
+  const run = runDir();
+  if (!run) {
+    const own = workDir(area);
+    return { home: own, ready: false, own, publish: () => own };
+  }
+  const home = path.join(run, area, createHash("sha256").update(key).digest("hex").slice(0, 16));
+  if (fs.existsSync(home)) return { home, ready: true, own: home, publish: () => home };
+  const own = fs.mkdtempSync(path.join(run, `${area}-`));
+  return {
+    home,
+    ready: false,
+    own,
+    publish: () => {
+      fs.mkdirSync(path.dirname(home), { recursive: true });
+      try {
+        fs.renameSync(own, home);
+      } catch {
+        fs.rmSync(own, { recursive: true, force: true }); // another file's was first
+      }
+      return home;
+    },
+  };
 }
 
 /** The test run's directory, or undefined outside a Vitest run. */
@@ -147,36 +169,17 @@ export async function installProject(
 }
 
 /**
- * {@link installProject} of `manifest`, once per test run for the files that only read what it
- * installs (an example's `node_modules`), in the run's directory. Two files may install it at
- * once: each into a directory of its own, and the first rename makes its install the run's.
- * Outside a run, a new install in a temporary directory. Returns the directory.
+ * {@link installProject} of `manifest`, once per test run ({@link inRunOnce}) for the files that
+ * only read what it installs (an example's `node_modules`). Outside a run, a new install in a
+ * temporary directory. Returns the directory.
  */
 export async function installedOnce(
   manifest: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
   npmArgs: readonly string[] = [],
 ): Promise<string> {
-  const run = runDir();
-  const home = run
-    ? path.join(
-        run,
-        "installs",
-        createHash("sha256")
-          .update(JSON.stringify([manifest, npmArgs]))
-          .digest("hex")
-          .slice(0, 16),
-      )
-    : undefined;
-  if (home && fs.existsSync(home)) return home;
-  const own = run ? fs.mkdtempSync(path.join(run, "install-")) : workDir("install");
-  await installProject(own, manifest, env, npmArgs);
-  if (!home) return own;
-  fs.mkdirSync(path.dirname(home), { recursive: true });
-  try {
-    fs.renameSync(own, home);
-  } catch {
-    fs.rmSync(own, { recursive: true, force: true }); // another file's install was first
-  }
-  return home;
+  const slot = inRunOnce("installs", JSON.stringify([manifest, npmArgs]));
+  if (slot.ready) return slot.home;
+  await installProject(slot.own, manifest, env, npmArgs);
+  return slot.publish();
 }
