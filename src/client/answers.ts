@@ -4,31 +4,25 @@
  * field and what came, e.g. `CMS API POST /v1/clusters answered 201 with no "id"`. Ids are
  * checked the same way before they go into a path.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject } from "ajv";
 import type * as Yaml from "yaml";
-import {
-  CLUSTER_ID_PATTERN,
-  ID_RULES,
-  KUBECONFIG_SERVER_PATTERN,
-  clusterListSchema,
-  clusterSchema,
-  clusterSummarySchema,
-  isClusterId,
-  isNodeId,
-  kubeconfigSchema,
-  nodeListSchema,
-  nodeSchema,
-} from "@pulumi-cms/contract";
+import { CLUSTER_ID_PATTERN, ID_RULES, KUBECONFIG_SERVER_PATTERN, isClusterId, isNodeId } from "@pulumi-cms/contract";
+import * as compiled from "./answer-validators";
 import { ContractError, InvalidIdError } from "./errors";
 import { redact } from "./redact";
 
+/** A check of one shape, as Ajv compiles it: `errors` says what failed the last call. */
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+// The contract's schemas compiled ahead of time (scripts/gen-answer-validators.mjs): a process
+// reads its first answer without loading Ajv's compiler or compiling a schema.
 const SHAPES = {
-  clusterSummary: { schema: clusterSummarySchema, what: "a cluster" },
-  cluster: { schema: clusterSchema, what: "a cluster" },
-  clusterList: { schema: clusterListSchema, what: "a cluster list" },
-  node: { schema: nodeSchema, what: "a node" },
-  nodeList: { schema: nodeListSchema, what: "a node list" },
-  kubeconfig: { schema: kubeconfigSchema, what: "a kubeconfig" },
+  clusterSummary: { validate: compiled.clusterSummary as Validate, what: "a cluster" },
+  cluster: { validate: compiled.cluster as Validate, what: "a cluster" },
+  clusterList: { validate: compiled.clusterList as Validate, what: "a cluster list" },
+  node: { validate: compiled.node as Validate, what: "a node" },
+  nodeList: { validate: compiled.nodeList as Validate, what: "a node list" },
+  kubeconfig: { validate: compiled.kubeconfig as Validate, what: "a kubeconfig" },
 } as const;
 
 /** What an answer should be. */
@@ -43,27 +37,9 @@ export interface AnswerSource {
   secrets: readonly string[];
 }
 
-// Each shape is compiled the first time an answer of it is read: a command that reads only
-// clusters never compiles the node schemas.
-let ajv: Ajv | undefined;
-const validators = new Map<AnswerShape, ValidateFunction>();
-
-function validatorOf(shape: AnswerShape): ValidateFunction {
-  let validate = validators.get(shape);
-  if (!validate) {
-    // The schemas are checked against JSON Schema's meta-schema by packages/contract/test/contract.test.ts
-    // and wherever the emulator compiles them: not again in every process that reads answers
-    // (compiling the meta-schema costs more than compiling ours).
-    ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, validateSchema: false, meta: false });
-    validate = ajv.compile(SHAPES[shape].schema);
-    validators.set(shape, validate);
-  }
-  return validate;
-}
-
 /** `value`, when it has the contract's shape; else a {@link ContractError} saying what is wrong. */
 export function checkAnswer<T>(shape: AnswerShape, value: unknown, from: AnswerSource): T {
-  const validate = validatorOf(shape);
+  const { validate } = SHAPES[shape];
   if (validate(value)) return value as T;
   const e = validate.errors?.[0];
   if (!e) throw brokenAnswer(from, `a body that is not ${SHAPES[shape].what}`);
@@ -86,7 +62,7 @@ export function checkKubeconfig(body: string, from: AnswerSource): string {
     throw brokenAnswer(from, "a body that is not YAML where the contract has a kubeconfig");
   }
   if (typeof doc === "string") throw brokenAnswer(from, `a body that is not a kubeconfig (${quote(body, from.secrets)})`);
-  const validate = validatorOf("kubeconfig");
+  const { validate } = SHAPES.kubeconfig;
   if (validate(doc)) return body;
   const e = validate.errors?.[0];
   if (!e) throw brokenAnswer(from, "a body that is not a kubeconfig");
