@@ -13,11 +13,14 @@ import standaloneModule from "ajv/dist/standalone/index.js";
 const { default: Ajv } = ajvModule;
 const { default: standaloneCode } = standaloneModule;
 
+/** How the answers' schemas are compiled: the first error only, strict schemas, `type` arrays allowed. */
+export const ANSWER_CHECK_OPTIONS = Object.freeze({ allErrors: false, strict: true, allowUnionTypes: true });
+
 export const ANSWER_VALIDATORS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "../src/client/answer-validators.ts");
 
 /**
  * The file's text for the contract's schemas (`@pulumi-cms/contract`, from its sources or its
- * build): one exported function per answer shape, as `new Ajv(OPTIONS).compile(schema)` would be.
+ * build): one exported function per answer shape, as `new Ajv(ANSWER_CHECK_OPTIONS).compile(schema)` would be.
  * @param {typeof import("@pulumi-cms/contract")} contract
  */
 export function answerValidatorsSource(contract) {
@@ -29,7 +32,7 @@ export function answerValidatorsSource(contract) {
     nodeList: contract.nodeListSchema,
     kubeconfig: contract.kubeconfigSchema,
   };
-  const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, code: { source: true, esm: true, lines: true } });
+  const ajv = new Ajv({ ...ANSWER_CHECK_OPTIONS, code: { source: true, esm: true, lines: true } });
   for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(schema, name);
   const code = standaloneCode(ajv, Object.fromEntries(Object.keys(schemas).map((name) => [name, name])));
   // Ajv's ES module output still requires its runtime helpers (`ucs2length` for string lengths
