@@ -31,7 +31,7 @@
  * Prints Markdown tables. Figures: docs/benchmarks.md.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import os from "node:os";
 import { createRequire } from "node:module";
@@ -82,10 +82,11 @@ const COMMANDS = [
 
 const pkg = installTarball(root);
 // npm links a package's `bin` into node_modules/.bin and makes it executable; the tarball is unpacked by hand, so here.
+const PLUGIN_BIN = JSON.parse(readFileSync(join(pkg.nodeModules, "pulumi-cms", "package.json"), "utf8")).bin["pulumi-resource-cms"];
 const pluginBin = join(pkg.nodeModules, ".bin");
 mkdirSync(pluginBin, { recursive: true });
-chmodSync(join(pkg.nodeModules, "pulumi-cms", "dist", "hosts", "native", "main.js"), 0o755);
-symlinkSync("../pulumi-cms/dist/hosts/native/main.js", join(pluginBin, "pulumi-resource-cms"));
+chmodSync(join(pkg.nodeModules, "pulumi-cms", PLUGIN_BIN), 0o755);
+symlinkSync(`../pulumi-cms/${PLUGIN_BIN}`, join(pluginBin, "pulumi-resource-cms"));
 
 const binDir = await ensurePulumi();
 const pathWith = (dir) => [binDir, ...(dir ? [dir] : []), process.env.PATH ?? ""].join(delimiter);

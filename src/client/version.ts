@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * This package's version, read from package.json at run time: `src/client` and `dist/client` are
- * both two levels below the package root, and importing the JSON would pull it outside `rootDir`.
+ * This package's version, read from package.json at run time: `src/client`, `dist/client` and
+ * `dist/plugin` (the bundled native plugin, which carries this module) are all two levels below
+ * the package root, and importing the JSON would pull it outside `rootDir`.
  */
 export const PACKAGE_VERSION: string = (() => {
   try {

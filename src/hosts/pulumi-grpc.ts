@@ -44,24 +44,43 @@ export interface PulumiGrpc {
   status: Stubs;
 }
 
+/**
+ * Where each module of the engine's protocol comes from, as @pulumi/pulumi's stubs
+ * (`@pulumi/pulumi/proto/`) require it: relative names are stubs beside them. The bundled plugin
+ * (`scripts/bundle-plugin.mjs`) bundles the same modules, resolved from the same place.
+ * @internal
+ */
+export const PULUMI_GRPC_MODULES: Readonly<Record<keyof PulumiGrpc, string>> = Object.freeze({
+  grpc: "@grpc/grpc-js",
+  provider: "./provider_pb",
+  providerService: "./provider_grpc_pb",
+  engine: "./engine_pb",
+  engineService: "./engine_grpc_pb",
+  plugin: "./plugin_pb",
+  struct: "google-protobuf/google/protobuf/struct_pb",
+  empty: "google-protobuf/google/protobuf/empty_pb",
+  any: "google-protobuf/google/protobuf/any_pb",
+  status: "./status_pb",
+});
+
 let loaded: PulumiGrpc | undefined;
+
+/**
+ * The engine's protocol as a bundle carries it: the bundled plugin hands over the modules it
+ * bundled before anything asks for them (a bundler cannot follow {@link pulumiGrpc}'s
+ * `createRequire`).
+ * @internal
+ */
+export function usePulumiGrpc(modules: PulumiGrpc): void {
+  loaded = modules;
+}
 
 /** The engine's protocol (see the module comment). */
 export function pulumiGrpc(): PulumiGrpc {
   if (loaded) return loaded;
-  const stub = (name: string) => require.resolve(`@pulumi/pulumi/proto/${name}`);
-  const fromPulumi = createRequire(stub("provider_grpc_pb"));
-  loaded = {
-    grpc: fromPulumi("@grpc/grpc-js"),
-    provider: fromPulumi(stub("provider_pb")),
-    providerService: fromPulumi(stub("provider_grpc_pb")),
-    engine: fromPulumi(stub("engine_pb")),
-    engineService: fromPulumi(stub("engine_grpc_pb")),
-    plugin: fromPulumi(stub("plugin_pb")),
-    struct: fromPulumi("google-protobuf/google/protobuf/struct_pb"),
-    empty: fromPulumi("google-protobuf/google/protobuf/empty_pb"),
-    any: fromPulumi("google-protobuf/google/protobuf/any_pb"),
-    status: fromPulumi(stub("status_pb")),
-  };
+  const fromStubs = createRequire(require.resolve("@pulumi/pulumi/proto/provider_grpc_pb"));
+  const modules: Partial<PulumiGrpc> = {};
+  for (const [name, specifier] of Object.entries(PULUMI_GRPC_MODULES)) modules[name as keyof PulumiGrpc] = fromStubs(specifier);
+  loaded = modules as PulumiGrpc;
   return loaded;
 }

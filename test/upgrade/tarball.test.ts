@@ -61,8 +61,10 @@ describe("the package tarball", () => {
     "dist/recover/cli.js",
     // The `cms-kubeconfig` bin: the exec credential plugin that kubernetesProvider's kubeconfig runs.
     "dist/kubernetes/cli.js",
-    // The native plugin, the `pulumi-resource-cms` bin (test/native runs it from this tarball).
-    "dist/hosts/native/main.js",
+    // The native plugin bundled, the `pulumi-resource-cms` bin (test/native runs it from this
+    // tarball), and the licences of the packages inside it.
+    "dist/plugin/pulumi-resource-cms.js",
+    "dist/plugin/THIRD-PARTY-NOTICES.md",
     // `pulumi-cms/native`, the generated Node.js SDK, and the version its getVersion() reads.
     "dist/native/index.js",
     "dist/native/index.d.ts",
@@ -104,7 +106,7 @@ describe("the package tarball", () => {
 
   it("names the native plugin as a bin, so that `npm install -g` puts pulumi-resource-cms on PATH", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
-    expect(pkg.bin["pulumi-resource-cms"]).toBe("dist/hosts/native/main.js");
+    expect(pkg.bin["pulumi-resource-cms"]).toBe("dist/plugin/pulumi-resource-cms.js");
     expect(fs.readFileSync(path.join(REPO_ROOT, pkg.bin["pulumi-resource-cms"]), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 

@@ -1,8 +1,11 @@
-#!/usr/bin/env node
 /**
  * `pulumi-resource-cms`: the native plugin. The engine starts it with its own address as the last
  * argument; it serves the provider protocol on a loopback port and prints that port as its first
  * line of stdout, as every resource plugin does. Progress lines go to the engine's log.
+ *
+ * The package's bin is this module bundled with everything it loads into one file,
+ * `dist/plugin/pulumi-resource-cms.js` (`scripts/bundle-plugin.mjs`); `node dist/hosts/native/main.js`
+ * runs the same plugin unbundled.
  */
 import { safeMessage } from "../../connection";
 import { ClusterInitError } from "../../provider/errors";
@@ -74,9 +77,12 @@ export async function serve(args: readonly string[]): Promise<void> {
   process.stdout.write(`${port}\n`);
 }
 
-if (require.main === module) {
+/** The plugin's process: serve the engine that started it, or exit non-zero with why not. */
+export function runPlugin(): void {
   serve(process.argv.slice(2)).catch((e) => {
     process.stderr.write(`pulumi-resource-cms: ${safeMessage(e, [])}\n`);
     process.exit(1);
   });
 }
+
+if (require.main === module) runPlugin();

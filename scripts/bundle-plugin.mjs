@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// scripts/bundle-plugin.mjs: write dist/plugin/pulumi-resource-cms.js, the native plugin as the
+// package ships it (its `pulumi-resource-cms` bin): the compiled plugin (dist/hosts/native/main.js)
+// and every module it loads, the HTTP client and its dependencies included, in one file; and
+// dist/plugin/THIRD-PARTY-NOTICES.md, the licences of the packages bundled. Run by `npm run build`
+// after tsc.
+//
+// Why one file: the engine starts the plugin on every command and waits for it, then for its
+// first create, which loads the client. Loaded from one file, the same modules cost about a third
+// less: docs/benchmarks.md, "The native plugin bundled".
+//
+// dist/plugin is two levels below the package root, as dist/client is: the bundled client reads
+// the package's version from `../../package.json` beside the bundle (src/client/version.ts).
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(import.meta.url);
+
+export const PLUGIN_FILE = path.join(root, "dist/plugin/pulumi-resource-cms.js");
+export const NOTICES_FILE = path.join(root, "dist/plugin/THIRD-PARTY-NOTICES.md");
+
+/** The packages that must be bundled once: @pulumi/pulumi's stubs only recognise their own copies. */
+const SINGLE_COPY = ["@grpc/grpc-js", "google-protobuf"];
+
+/**
+ * The bundle's entry: hand the plugin the engine's protocol (src/hosts/pulumi-grpc.ts, whose
+ * table names the modules), each required from @pulumi/pulumi's stubs' directory as the stubs
+ * require it, then run the plugin.
+ */
+function entrySource() {
+  const grpcModule = path.join(root, "dist/hosts/pulumi-grpc.js");
+  /** @type {Record<string, string>} */
+  const modules = require(grpcModule).PULUMI_GRPC_MODULES;
+  const lines = Object.entries(modules).map(([name, specifier]) => `  ${name}: require(${JSON.stringify(specifier)}),`);
+  return [
+    `require(${JSON.stringify(grpcModule)}).usePulumiGrpc({`,
+    ...lines,
+    "});",
+    `require(${JSON.stringify(path.join(root, "dist/hosts/native/main.js"))}).runPlugin();`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * The directory of the package a bundled file belongs to, or undefined for this repository's own files.
+ * @param {string} file
+ */
+function packageRoot(file) {
+  const parts = file.split("/");
+  const at = parts.lastIndexOf("node_modules");
+  if (at < 0) return undefined;
+  return parts.slice(0, at + (parts[at + 1]?.startsWith("@") ? 3 : 2)).join("/");
+}
+
+/**
+ * Each bundled package's directory (relative to the root), by name.
+ * @param {import("esbuild").Metafile} metafile
+ */
+function bundledPackages(metafile) {
+  /** @type {Map<string, Set<string>>} */
+  const byName = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const dir = packageRoot(input);
+    if (!dir) continue;
+    const { name } = JSON.parse(fs.readFileSync(path.join(root, dir, "package.json"), "utf8"));
+    const dirs = byName.get(name) ?? new Set();
+    dirs.add(dir);
+    byName.set(name, dirs);
+  }
+  return byName;
+}
+
+/**
+ * A package's licence texts: its LICENSE, COPYING or NOTICE files or, for a package that ships
+ * none (agent-base), the "License" section of its README.
+ * @param {string} dir
+ */
+function licenceTexts(dir) {
+  const files = fs.readdirSync(dir).sort();
+  const licences = files.filter((f) => /^(licen[cs]e|copying|notice)/i.test(f));
+  if (licences.length > 0) return licences.map((f) => fs.readFileSync(path.join(dir, f), "utf8").trim());
+  const readme = files.find((f) => /^readme/i.test(f));
+  if (!readme) return [];
+  const lines = fs.readFileSync(path.join(dir, readme), "utf8").split("\n");
+  const isHeading = (/** @type {number} */ i) =>
+    /^#{1,6}\s/.test(lines[i]) || (/^[-=]{3,}\s*$/.test(lines[i + 1] ?? "") && lines[i].trim() !== "");
+  const start = lines.findIndex((line, i) => isHeading(i) && /^(#{1,6}\s*)?licen[cs]e\s*$/i.test(line.trim()));
+  if (start < 0) return [];
+  // Below the heading (one line, or two with a setext underline) to the next heading, without link definitions.
+  const from = start + (lines[start].startsWith("#") ? 1 : 2);
+  const next = lines.findIndex((_, i) => i >= from && isHeading(i));
+  const section = lines.slice(from, next < 0 ? undefined : next).filter((line) => !/^\[[^\]]+\]:\s/.test(line));
+  const text = section.join("\n").trim();
+  return text ? [text] : [];
+}
+
+/**
+ * The notices: each bundled package's name, version, licence and licence text, in name order.
+ * @param {Map<string, Set<string>>} packages
+ */
+function noticesSource(packages) {
+  const sections = [...packages.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([name, dirs]) =>
+      [...dirs].sort().map((dir) => {
+        const pkg = JSON.parse(fs.readFileSync(path.join(root, dir, "package.json"), "utf8"));
+        const texts = licenceTexts(path.join(root, dir));
+        if (texts.length === 0) throw new Error(`${name} (${dir}) has no licence text to carry into ${path.relative(root, NOTICES_FILE)}`);
+        return [`## ${name} ${pkg.version} (${pkg.license ?? "see below"})`, "", "```text", ...texts, "```", ""].join("\n");
+      }),
+    );
+  return [
+    "# Third-party notices",
+    "",
+    "`pulumi-resource-cms.js` carries the following packages, bundled with the plugin's own code.",
+    "",
+    ...sections,
+  ].join("\n");
+}
+
+async function main() {
+  const result = await build({
+    stdin: {
+      contents: entrySource(),
+      resolveDir: path.dirname(require.resolve("@pulumi/pulumi/proto/provider_grpc_pb")),
+      sourcefile: "pulumi-resource-cms.js",
+      loader: "js",
+    },
+    absWorkingDir: root,
+    // Only pulumiGrpc's unbundled way resolves it, and the bundle hands the modules over first.
+    external: ["@pulumi/pulumi/proto/provider_grpc_pb"],
+    bundle: true,
+    platform: "node",
+    target: "node22",
+    format: "cjs",
+    banner: { js: "#!/usr/bin/env node" },
+    legalComments: "none",
+    metafile: true,
+    outfile: PLUGIN_FILE,
+    logLevel: "warning",
+  });
+  const packages = bundledPackages(result.metafile);
+  for (const name of SINGLE_COPY) {
+    const dirs = packages.get(name);
+    if (dirs?.size !== 1)
+      throw new Error(
+        `the plugin must bundle ${name} once, from where @pulumi/pulumi's stubs load it; found: ${[...(dirs ?? [])].join(", ") || "none"}`,
+      );
+  }
+  fs.chmodSync(PLUGIN_FILE, 0o755);
+  fs.writeFileSync(NOTICES_FILE, noticesSource(packages));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    process.stderr.write(`bundle-plugin: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The native plugin as the package ships it: `dist/plugin/pulumi-resource-cms.js`, one file
+ * bundled by scripts/bundle-plugin.mjs (`npm run build`). test/native runs it under the real CLI
+ * from the tarball; here, what a bundle alone can get wrong.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { PULUMI_GRPC_MODULES, type PulumiGrpc, pulumiGrpc, usePulumiGrpc } from "../../../src/hosts/pulumi-grpc";
+import { REPO_ROOT } from "../../lifecycle/harness.mjs";
+
+const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
+const PLUGIN = path.join(REPO_ROOT, pkg.bin["pulumi-resource-cms"]);
+const NOTICES = path.join(path.dirname(PLUGIN), "THIRD-PARTY-NOTICES.md");
+
+/** The packages the bundle holds, from the path comment esbuild writes above each bundled module. */
+function bundledPackages(): Set<string> {
+  const names = new Set<string>();
+  for (const [, name] of fs.readFileSync(PLUGIN, "utf8").matchAll(/^\/\/ (?:.*\/)?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) names.add(name);
+  return names;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+
+/** Start the bundled plugin as the engine does (an engine address as its argument) and read the port it prints. */
+async function startPlugin(): Promise<number> {
+  const child = spawn(PLUGIN, ["127.0.0.1:9"], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (d) => {
+    err += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      out += d;
+      const line = out.split("\n");
+      if (line.length > 1) resolve(Number(line[0]));
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`the plugin exited (${code}) before printing its port: ${err}`)));
+  });
+}
+
+describe("the bundled native plugin", () => {
+  it("is the package's pulumi-resource-cms bin, an executable Node.js script", () => {
+    expect(path.relative(REPO_ROOT, PLUGIN)).toBe(path.join("dist", "plugin", "pulumi-resource-cms.js"));
+    expect(fs.readFileSync(PLUGIN, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(fs.statSync(PLUGIN).mode & 0o111).not.toBe(0);
+  });
+
+  it("serves the engine's protocol and tells the package's own version (read beside the bundle)", async () => {
+    const port = await startPlugin();
+    const { grpc, providerService, empty } = pulumiGrpc();
+    const client = new providerService.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      const info = await new Promise<{ getVersion(): string }>((resolve, reject) =>
+        client.getPluginInfo(new empty.Empty(), (e: Error | null, r: { getVersion(): string }) => (e ? reject(e) : resolve(r))),
+      );
+      expect(info.getVersion()).toBe(pkg.version);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("holds gRPC and protobuf once (the copies @pulumi/pulumi's stubs load) and no @pulumi/pulumi beyond its stubs", () => {
+    const text = fs.readFileSync(PLUGIN, "utf8");
+    for (const name of ["@grpc/grpc-js", "google-protobuf"]) {
+      const copies = new Set([...text.matchAll(new RegExp(`^// (.*node_modules/${name})/`, "gm"))].map((m) => m[1]));
+      expect(copies.size, name).toBe(1);
+    }
+    const fromPulumi = new Set([...text.matchAll(/^\/\/ (?:.*\/)?node_modules\/@pulumi\/pulumi\/(\S+)/gm)].map((m) => path.dirname(m[1])));
+    expect([...fromPulumi]).toEqual(["proto"]);
+  });
+
+  it("carries the licence of every package it bundles", () => {
+    const notices = fs.readFileSync(NOTICES, "utf8");
+    const packages = bundledPackages();
+    expect(packages.size).toBeGreaterThan(10);
+    for (const name of packages) expect(notices, name).toContain(`## ${name} `);
+  });
+});
+
+describe("the engine's protocol in a bundle", () => {
+  it("is the modules the bundle hands over, once handed (pulumiGrpc loads nothing itself then)", () => {
+    const handed = Object.fromEntries(Object.keys(PULUMI_GRPC_MODULES).map((name) => [name, { name }])) as unknown as PulumiGrpc;
+    usePulumiGrpc(handed);
+    expect(pulumiGrpc()).toBe(handed);
+  });
+});
