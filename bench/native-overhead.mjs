@@ -27,6 +27,7 @@
  *   BENCH_ROUNDS=5 BENCH_COUNT=20 npm run bench:native-overhead
  *   BENCH_JSON=file                      (raw samples)
  *   BENCH_KINDS=yaml,ts-native           (only these kinds, their floors and the YAML floor)
+ *   BENCH_BEFORE_DIR=/tmp/before         (also that build's yaml and ts-native, in the same rounds, as "<kind>-before")
  *
  * Prints Markdown tables. Figures: docs/benchmarks.md.
  */
@@ -80,13 +81,24 @@ const COMMANDS = [
   { label: "destroy", args: ["destroy", ...FLAGS] },
 ];
 
+/**
+ * The package's `pulumi-resource-cms` bin linked into its node_modules/.bin, as npm links it (the
+ * tarball is unpacked by hand, so here); that directory.
+ */
+function linkPluginBin(nodeModules) {
+  const bin = JSON.parse(readFileSync(join(nodeModules, "pulumi-cms", "package.json"), "utf8")).bin["pulumi-resource-cms"];
+  const dir = join(nodeModules, ".bin");
+  mkdirSync(dir, { recursive: true });
+  chmodSync(join(nodeModules, "pulumi-cms", bin), 0o755);
+  symlinkSync(`../pulumi-cms/${bin}`, join(dir, "pulumi-resource-cms"));
+  return dir;
+}
+
 const pkg = installTarball(root);
-// npm links a package's `bin` into node_modules/.bin and makes it executable; the tarball is unpacked by hand, so here.
-const PLUGIN_BIN = JSON.parse(readFileSync(join(pkg.nodeModules, "pulumi-cms", "package.json"), "utf8")).bin["pulumi-resource-cms"];
-const pluginBin = join(pkg.nodeModules, ".bin");
-mkdirSync(pluginBin, { recursive: true });
-chmodSync(join(pkg.nodeModules, "pulumi-cms", PLUGIN_BIN), 0o755);
-symlinkSync(`../pulumi-cms/${PLUGIN_BIN}`, join(pluginBin, "pulumi-resource-cms"));
+const pluginBin = linkPluginBin(pkg.nodeModules);
+// Another build measured in the same rounds: its yaml and ts-native kinds, labelled "<kind>-before".
+const before = process.env.BENCH_BEFORE_DIR ? installTarball(process.env.BENCH_BEFORE_DIR) : undefined;
+const beforeBin = before && linkPluginBin(before.nodeModules);
 
 const binDir = await ensurePulumi();
 const pathWith = (dir) => [binDir, ...(dir ? [dir] : []), process.env.PATH ?? ""].join(delimiter);
@@ -120,7 +132,14 @@ const ALL_KINDS = [
 // A subset for quick comparisons, e.g. BENCH_KINDS=yaml: those kinds, their floors and the YAML floor.
 const wanted = process.env.BENCH_KINDS?.split(",").map((k) => k.trim());
 const needed = wanted && new Set(["floor", ...wanted, ...ALL_KINDS.filter((k) => wanted.includes(k.label) && k.floor).map((k) => k.floor)]);
-const kinds = needed ? ALL_KINDS.filter((k) => needed.has(k.label)) : ALL_KINDS;
+const chosen = needed ? ALL_KINDS.filter((k) => needed.has(k.label)) : ALL_KINDS;
+const kinds = !before
+  ? chosen
+  : chosen.flatMap((k) =>
+      !k.target
+        ? [k]
+        : [k, { ...k, label: `${k.label}-before`, nodeModules: before.nodeModules, path: k.path === pluginBin ? beforeBin : k.path }],
+    );
 
 const { startEmulator } = require("@pulumi-cms/emulator");
 const emu = await startEmulator({ port: 0, provisionSeconds: 0, scaleSeconds: 0, deleteSeconds: 0, upgradeSeconds: 0 });
@@ -138,7 +157,7 @@ try {
     const project = await createProject({
       name: `native-overhead-${kind.label}`,
       program: kind.program ?? "",
-      nodeModules: pkg.nodeModules,
+      nodeModules: kind.nodeModules ?? pkg.nodeModules,
       files: kind.files,
       env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token, CMS_BENCH_COUNT: String(COUNT), PATH: pathWith(kind.path) },
     });
@@ -152,6 +171,7 @@ try {
   loadRange = load.stop();
   await destroyAll(projects, FLAGS);
   pkg.cleanup();
+  before?.cleanup();
   await emu.close();
 }
 
@@ -165,6 +185,7 @@ async function measureStarts() {
     'node -e "" (bare Node.js)': [process.execPath, ["-e", 'console.log("0")']],
     "pulumi-resource-floor": [join(FLOOR_DIR, "pulumi-resource-floor"), ["127.0.0.1:9"]],
     "pulumi-resource-cms": [join(pluginBin, "pulumi-resource-cms"), ["127.0.0.1:9"]],
+    ...(beforeBin && { "pulumi-resource-cms (BENCH_BEFORE_DIR)": [join(beforeBin, "pulumi-resource-cms"), ["127.0.0.1:9"]] }),
   };
   const out = {};
   for (let i = 0; i < START_SAMPLES; i++) {
