@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// scripts/bundle-plugin.mjs: write dist/plugin/pulumi-resource-cms.js, the native plugin as the
-// package ships it (its `pulumi-resource-cms` bin): the compiled plugin (dist/hosts/native/main.js)
-// and every module it loads, the HTTP client and its dependencies included, in one file; and
-// dist/plugin/THIRD-PARTY-NOTICES.md, the licences of the packages bundled. Run by `npm run build`
-// after tsc.
+// scripts/bundle-plugin.mjs: write the native plugin as the package ships it, in dist/plugin:
+// - bundle.js: the compiled plugin (dist/hosts/native/main.js) and every module it loads, the
+//   HTTP client and its dependencies included, in one file;
+// - pulumi-resource-cms.js, the package's `pulumi-resource-cms` bin: turns Node's module compile
+//   cache on, then loads bundle.js (the cache must be on before the bundle is compiled);
+// - THIRD-PARTY-NOTICES.md: the licences of the packages bundled.
+// Run by `npm run build` after tsc.
 //
-// Why one file: the engine starts the plugin on every command and waits for it, then for its
-// first create, which loads the client. Loaded from one file, the same modules cost about a third
-// less: docs/benchmarks.md, "The native plugin bundled".
+// Why: the engine starts the plugin on every command and waits for it, then for its first create,
+// which loads the client. From one file, compiled once, the same modules cost less:
+// docs/benchmarks.md, "The native plugin bundled".
 //
 // dist/plugin is two levels below the package root, as dist/client is: the bundled client reads
 // the package's version from `../../package.json` beside the bundle (src/client/version.ts).
@@ -20,8 +22,9 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 
-export const PLUGIN_FILE = path.join(root, "dist/plugin/pulumi-resource-cms.js");
-export const NOTICES_FILE = path.join(root, "dist/plugin/THIRD-PARTY-NOTICES.md");
+const BUNDLE_FILE = path.join(root, "dist/plugin/bundle.js");
+const BIN_FILE = path.join(root, "dist/plugin/pulumi-resource-cms.js");
+const NOTICES_FILE = path.join(root, "dist/plugin/THIRD-PARTY-NOTICES.md");
 
 /** The packages that must be bundled once: @pulumi/pulumi's stubs only recognise their own copies. */
 const SINGLE_COPY = ["@grpc/grpc-js", "google-protobuf"];
@@ -44,6 +47,21 @@ function entrySource() {
     "",
   ].join("\n");
 }
+
+/** The bin: Node's compile cache on (as in the dynamic-provider host), then the bundle beside it. */
+const BIN_SOURCE = `#!/usr/bin/env node
+// pulumi-resource-cms, the native plugin of pulumi-cms (written by its scripts/bundle-plugin.mjs).
+// Node's module compile cache goes on before the plugin's bundle is compiled, so that the bundle
+// is compiled once rather than on every command (NODE_COMPILE_CACHE says where it is kept,
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off); the plugin saves it once it serves.
+"use strict";
+try {
+  require("node:module").enableCompileCache?.();
+} catch {
+  // an optimization only
+}
+require("./bundle.js");
+`;
 
 /**
  * The directory of the package a bundled file belongs to, or undefined for this repository's own files.
@@ -137,10 +155,9 @@ async function main() {
     platform: "node",
     target: "node22",
     format: "cjs",
-    banner: { js: "#!/usr/bin/env node" },
     legalComments: "none",
     metafile: true,
-    outfile: PLUGIN_FILE,
+    outfile: BUNDLE_FILE,
     logLevel: "warning",
   });
   const packages = bundledPackages(result.metafile);
@@ -151,7 +168,8 @@ async function main() {
         `the plugin must bundle ${name} once, from where @pulumi/pulumi's stubs load it; found: ${[...(dirs ?? [])].join(", ") || "none"}`,
       );
   }
-  fs.chmodSync(PLUGIN_FILE, 0o755);
+  fs.writeFileSync(BIN_FILE, BIN_SOURCE);
+  fs.chmodSync(BIN_FILE, 0o755);
   fs.writeFileSync(NOTICES_FILE, noticesSource(packages));
 }
 

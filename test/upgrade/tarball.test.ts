@@ -61,9 +61,10 @@ describe("the package tarball", () => {
     "dist/recover/cli.js",
     // The `cms-kubeconfig` bin: the exec credential plugin that kubernetesProvider's kubeconfig runs.
     "dist/kubernetes/cli.js",
-    // The native plugin bundled, the `pulumi-resource-cms` bin (test/native runs it from this
-    // tarball), and the licences of the packages inside it.
+    // The native plugin: the `pulumi-resource-cms` bin (test/native runs it from this tarball),
+    // the bundle it loads, and the licences of the packages inside that.
     "dist/plugin/pulumi-resource-cms.js",
+    "dist/plugin/bundle.js",
     "dist/plugin/THIRD-PARTY-NOTICES.md",
     // `pulumi-cms/native`, the generated Node.js SDK, and the version its getVersion() reads.
     "dist/native/index.js",

@@ -2,7 +2,7 @@
  * Node's module compile cache inside the dynamic-provider host. `cluster-provider.ts` imports this
  * module before any other, so the cache is on before the provider and its HTTP client load (also
  * for the provider texts of earlier releases, which require that file directly); the connector
- * saves it once the client is loaded.
+ * saves it once the client is loaded (`../compile-cache.ts`).
  */
 import * as nodeModule from "node:module";
 import { engineAddressFromHost } from "./host-process";
@@ -24,18 +24,4 @@ export function useCompileCacheInHost(inHost: boolean = engineAddressFromHost() 
   }
 }
 
-/**
- * Write what has been compiled so far to the cache now. Node writes it when the process exits,
- * but the engine ends its host with a signal, and a process ended by a signal writes nothing.
- * Costs nothing when every module loaded was already in the cache.
- */
-export function saveCompileCache(): void {
-  if (!enabled || typeof nodeModule.flushCompileCache !== "function") return;
-  try {
-    nodeModule.flushCompileCache();
-  } catch {
-    // an optimization only
-  }
-}
-
-const enabled = useCompileCacheInHost() !== undefined;
+useCompileCacheInHost();

@@ -23,7 +23,7 @@ import { update } from "../../provider/operations/update";
 import { offerHostProgress } from "../../provider/progress/progress";
 import { processSettings, type ProviderSettings } from "../../provider/settings";
 import { processSlot } from "../../shared/process-slot";
-import { saveCompileCache } from "./compile-cache";
+import { saveCompileCache } from "../compile-cache";
 import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "./engine-watchdog";
 import { engineAddressFromHost } from "./host-process";

@@ -10,6 +10,8 @@
 import { safeMessage } from "../../connection";
 import { ClusterInitError } from "../../provider/errors";
 import { offerHostProgress } from "../../provider/progress/progress";
+import { afterClientLoads } from "../../provider/connector";
+import { saveCompileCache } from "../compile-cache";
 import { connectToEngine } from "../engine-progress";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { providerHandlers } from "./handlers";
@@ -75,6 +77,10 @@ export async function serve(args: readonly string[]): Promise<void> {
     ),
   );
   process.stdout.write(`${port}\n`);
+  // What the start compiled, then the client once the create that waited for it has gone on, are
+  // saved for the next command's plugin (the bin turned the cache on).
+  saveCompileCache();
+  afterClientLoads(() => setImmediate(saveCompileCache));
 }
 
 /** The plugin's process: serve the engine that started it, or exit non-zero with why not. */

@@ -1,10 +1,12 @@
 /**
- * The native plugin as the package ships it: `dist/plugin/pulumi-resource-cms.js`, one file
- * bundled by scripts/bundle-plugin.mjs (`npm run build`). test/native runs it under the real CLI
- * from the tarball; here, what a bundle alone can get wrong.
+ * The native plugin as the package ships it (scripts/bundle-plugin.mjs, `npm run build`): the bin
+ * `dist/plugin/pulumi-resource-cms.js`, which turns Node's compile cache on and loads
+ * `dist/plugin/bundle.js`, the plugin and every module it loads in one file. test/native runs it
+ * under the real CLI from the tarball; here, what a bundle alone can get wrong.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PULUMI_GRPC_MODULES, type PulumiGrpc, pulumiGrpc, usePulumiGrpc } from "../../../src/hosts/pulumi-grpc";
@@ -12,12 +14,13 @@ import { REPO_ROOT } from "../../lifecycle/harness.mjs";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
 const PLUGIN = path.join(REPO_ROOT, pkg.bin["pulumi-resource-cms"]);
+const BUNDLE = path.join(path.dirname(PLUGIN), "bundle.js");
 const NOTICES = path.join(path.dirname(PLUGIN), "THIRD-PARTY-NOTICES.md");
 
 /** The packages the bundle holds, from the path comment esbuild writes above each bundled module. */
 function bundledPackages(): Set<string> {
   const names = new Set<string>();
-  for (const [, name] of fs.readFileSync(PLUGIN, "utf8").matchAll(/^\/\/ (?:.*\/)?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) names.add(name);
+  for (const [, name] of fs.readFileSync(BUNDLE, "utf8").matchAll(/^\/\/ (?:.*\/)?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) names.add(name);
   return names;
 }
 
@@ -27,8 +30,8 @@ afterEach(() => {
 });
 
 /** Start the bundled plugin as the engine does (an engine address as its argument) and read the port it prints. */
-async function startPlugin(): Promise<number> {
-  const child = spawn(PLUGIN, ["127.0.0.1:9"], { stdio: ["ignore", "pipe", "pipe"] });
+async function startPlugin(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const child = spawn(PLUGIN, ["127.0.0.1:9"], { stdio: ["ignore", "pipe", "pipe"], env });
   children.push(child);
   let out = "";
   let err = "";
@@ -47,10 +50,30 @@ async function startPlugin(): Promise<number> {
 }
 
 describe("the bundled native plugin", () => {
-  it("is the package's pulumi-resource-cms bin, an executable Node.js script", () => {
+  it("is the package's pulumi-resource-cms bin, an executable Node.js script that loads the bundle beside it", () => {
     expect(path.relative(REPO_ROOT, PLUGIN)).toBe(path.join("dist", "plugin", "pulumi-resource-cms.js"));
-    expect(fs.readFileSync(PLUGIN, "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+    const bin = fs.readFileSync(PLUGIN, "utf8");
+    expect(bin).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(bin).toContain('require("./bundle.js")');
     expect(fs.statSync(PLUGIN).mode & 0o111).not.toBe(0);
+  });
+
+  it("keeps what it compiled in Node's compile cache once it serves, for the next command's plugin", async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cms-plugin-cache-"));
+    try {
+      const { NODE_DISABLE_COMPILE_CACHE: _off, ...env } = process.env;
+      await startPlugin({ ...env, NODE_COMPILE_CACHE: cache });
+      // Saved right after the port is printed: wait for the file, bounded.
+      const files = () =>
+        fs
+          .readdirSync(cache, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile() && fs.statSync(path.join(e.parentPath, e.name)).size > 0);
+      const deadline = Date.now() + 10_000;
+      while (files().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(files().length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it("serves the engine's protocol and tells the package's own version (read beside the bundle)", async () => {
@@ -68,7 +91,7 @@ describe("the bundled native plugin", () => {
   });
 
   it("holds gRPC and protobuf once (the copies @pulumi/pulumi's stubs load) and no @pulumi/pulumi beyond its stubs", () => {
-    const text = fs.readFileSync(PLUGIN, "utf8");
+    const text = fs.readFileSync(BUNDLE, "utf8");
     for (const name of ["@grpc/grpc-js", "google-protobuf"]) {
       const copies = new Set([...text.matchAll(new RegExp(`^// (.*node_modules/${name})/`, "gm"))].map((m) => m[1]));
       expect(copies.size, name).toBe(1);
