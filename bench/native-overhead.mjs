@@ -19,7 +19,8 @@
  * as in bench/overhead.mjs). The package is installed from its tarball (`npm pack` of the build).
  * Rounds are interleaved (floor, yaml, floor-nodejs, ts-native, dynamic, then the reverse), so
  * every kind sees the same machine. Reports the median wall time of each command, its ratio to the
- * floor (the YAML one, the issue's yardstick) and to the floor of its own language, and the API
+ * floor (the YAML one, the issue's yardstick) and to the floor of its own language (of the medians,
+ * and the median of each round's ratio: a machine's pace drifts between rounds), and the API
  * calls; then the start of each plugin alone (spawn to the port on stdout, what the engine
  * waits for), beside a bare `node -e ""`.
  *
@@ -224,6 +225,7 @@ const header = [
   "kind",
   ...COMMANDS.flatMap((c) => [`${c.label} (s)`, `${c.label} ÷ floor`]),
   "up ÷ floor of its language",
+  "the same, per round (median)",
   "API calls (up)",
   `native up within ${TARGET} × floor (the issue's target)`,
 ];
@@ -237,6 +239,9 @@ for (const kind of kinds) {
     cells.push(secs(wall), (wall / wallOf(command.label, "floor")).toFixed(2));
   }
   cells.push((wallOf("up", kind.label) / wallOf("up", kind.floor ?? "floor")).toFixed(2));
+  // Each round's up beside its floor's in the same round: the machine's pace drifts between rounds.
+  const floorUps = samples.up[kind.floor ?? "floor"];
+  cells.push(median(samples.up[kind.label].map((s, i) => s.wallMs / floorUps[i].wallMs)).toFixed(3));
   cells.push(String(median(samples.up[kind.label].map((s) => s.calls))));
   const upRatio = wallOf("up", kind.label) / wallOf("up", "floor");
   cells.push(!kind.target ? "—" : `${upRatio <= TARGET ? "yes" : "no"} (${upRatio.toFixed(3)})`);
