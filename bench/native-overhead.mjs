@@ -9,8 +9,12 @@
  *   provider on `@pulumi/pulumi/provider` whose operations answer at once (the engine, the YAML
  *   language host and a Node.js plugin's start, nothing else);
  * - yaml: a YAML program of N `cms:index:Cluster`s, `pulumi-resource-cms` found on PATH;
+ * - floor-shaped: a YAML program of N `floor:index:ClusterShaped`s, whose state has a Cluster's
+ *   shape (the engine's work on a cluster's state, without the service);
  * - floor-nodejs: a Node.js program of N Things, the floor of the Node.js programs below (their
  *   language host and `@pulumi/pulumi` cost more than YAML's, whatever the provider);
+ * - floor-nodejs-shaped: a Node.js program of N ClusterShapeds declared as the generated SDK
+ *   declares a Cluster (its 14 properties, the kubeconfig a secret output);
  * - ts-native: a Node.js program of N Clusters of `pulumi-cms/native`, the plugin found through
  *   Pulumi.yaml's `plugins.providers` (`node_modules/.bin`), as the README tells;
  * - dynamic: a Node.js program of N `pulumi-cms` (dynamic) Clusters.
@@ -72,6 +76,19 @@ const count = Number(process.env.CMS_BENCH_COUNT);
 for (let i = 0; i < count; i++) new pulumi.CustomResource("floor:index:Thing", "r" + i, { workers: 1 });
 `;
 
+/**
+ * N ClusterShaped floor resources from a Node.js program, declared as `pulumi-cms/native`'s
+ * generated `Cluster` declares a cluster: its 14 properties (7 inputs, 7 outputs unset) and the
+ * kubeconfig a secret output.
+ */
+const FLOOR_NODE_SHAPED_PROGRAM = `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const count = Number(process.env.CMS_BENCH_COUNT);
+const props = { connection: undefined, controlPlanes: 1, infraId: undefined, name: undefined, nodeSize: "small", phase: undefined, workers: 1,
+  createdAt: undefined, endpoint: undefined, kubeconfig: undefined, kubernetesVersion: undefined, nodeCount: undefined, status: undefined, updatedAt: undefined };
+for (let i = 0; i < count; i++) new pulumi.CustomResource("floor:index:ClusterShaped", "c" + i, { ...props }, { additionalSecretOutputs: ["kubeconfig"] });
+`;
+
 /** A Node.js project's Pulumi.yaml that finds the plugin `name` in `path`. */
 const nodePulumiYaml = (project, name, path) =>
   `name: ${project}\nruntime: nodejs\nmain: index.js\nplugins:\n  providers:\n    - name: ${name}\n      path: ${path}\n`;
@@ -116,9 +133,23 @@ const ALL_KINDS = [
     target: true,
   },
   {
+    // The engine's work on the state a Cluster leaves, without the service: what of yaml's cost
+    // is the resource's shape rather than the plugin.
+    label: "floor-shaped",
+    files: { "Pulumi.yaml": yamlProject("native-overhead-floor-shaped", "floor:index:ClusterShaped", CLUSTER_PROPERTIES) },
+    path: FLOOR_DIR,
+  },
+  {
     label: "floor-nodejs",
     program: FLOOR_NODE_PROGRAM,
     files: { "Pulumi.yaml": nodePulumiYaml("native-overhead-floor-nodejs", "floor", FLOOR_DIR) },
+    floor: "floor-nodejs",
+  },
+  {
+    // The same for a Node.js program: what of ts-native's cost is the SDK's and the state's shape.
+    label: "floor-nodejs-shaped",
+    program: FLOOR_NODE_SHAPED_PROGRAM,
+    files: { "Pulumi.yaml": nodePulumiYaml("native-overhead-floor-nodejs-shaped", "floor", FLOOR_DIR) },
     floor: "floor-nodejs",
   },
   {
@@ -246,6 +277,14 @@ for (const kind of kinds) {
   const upRatio = wallOf("up", kind.label) / wallOf("up", "floor");
   cells.push(!kind.target ? "—" : `${upRatio <= TARGET ? "yes" : "no"} (${upRatio.toFixed(3)})`);
   console.log(`| ${cells.join(" | ")} |`);
+}
+for (const [kind, shaped] of [
+  ["yaml", "floor-shaped"],
+  ["ts-native", "floor-nodejs-shaped"],
+]) {
+  if (!samples.up[kind] || !samples.up[shaped]) continue;
+  const perRound = median(samples.up[kind].map((s, i) => s.wallMs / samples.up[shaped][i].wallMs));
+  console.log(`\n${kind} ÷ ${shaped} (the plugin's own share), per round (median): ${perRound.toFixed(3)}`);
 }
 console.log("\n| process | spawn to first line of stdout, ms (median) |");
 console.log("|---|---|");
