@@ -3,9 +3,9 @@
  * argument; it serves the provider protocol on a loopback port and prints that port as its first
  * line of stdout, as every resource plugin does. Progress lines go to the engine's log.
  *
- * The package's bin is this module bundled with everything it loads into one file,
- * `dist/plugin/pulumi-resource-cms.js` (`scripts/bundle-plugin.mjs`); `node dist/hosts/native/main.js`
- * runs the same plugin unbundled.
+ * The package ships this module bundled with everything it loads into one file,
+ * `dist/plugin/bundle.js`, which the bin `dist/plugin/pulumi-resource-cms.js` loads
+ * (`scripts/bundle-plugin.mjs`); `node dist/hosts/native/main.js` runs the same plugin unbundled.
  */
 import { safeMessage } from "../../connection";
 import { ClusterInitError } from "../../provider/errors";
