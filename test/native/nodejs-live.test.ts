@@ -166,6 +166,28 @@ describe("a TypeScript program on pulumi-cms/native", () => {
   );
 
   it(
+    "refuses cms:token in plain text with the dynamic face's message and its fix, before any call",
+    async () => {
+      const message = "cms:token is set in the stack configuration in plain text";
+      const apiCalls = async () => Object.entries(await counts()).filter(([route]) => route.includes("/v1/"));
+      const before = await apiCalls();
+      await project.setConfig("cms:token", emu.token);
+      for (const run of [await project.preview([], { allowFailure: true }), await project.up([], { allowFailure: true })]) {
+        expect(run.code, run.output).not.toBe(0);
+        expect(run.output).toContain(message);
+        expect(run.output).toContain("`pulumi config set --secret cms:token <token>`");
+        expect(run.output).not.toContain(emu.token);
+      }
+      expect(await apiCalls()).toEqual(before);
+      expect((await project.exportStack()).text).not.toContain(emu.token);
+      // The fix the message names.
+      await project.setConfigs({}, emu.secretConfig());
+      await project.preview(["--expect-no-changes"]);
+    },
+    STEP,
+  );
+
+  it(
     "reads the cluster back through the five functions, keeps the token and kubeconfig secret",
     async () => {
       const out = await project.outputs({ showSecrets: true });

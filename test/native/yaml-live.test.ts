@@ -303,6 +303,43 @@ outputs:
 ${outputs}`;
 }
 
+describe("a YAML program whose stack holds cms:token in plain text", () => {
+  let emu: LifecycleEmulator;
+  let project: PulumiProject;
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    project = await createNativeProject({
+      name: "native-yaml",
+      files: { "Pulumi.yaml": yamlProgram() },
+      config: { ...emu.stackConfig(), "cms:token": emu.token },
+    });
+  }, STEP);
+
+  afterAll(() => teardown([project], emu), STEP);
+
+  it(
+    "is refused with the dynamic face's message and its fix, before any call, and works once the token is a secret",
+    async () => {
+      const message = "cms:token is set in the stack configuration in plain text";
+      for (const run of [await project.preview([], { allowFailure: true }), await project.up([], { allowFailure: true })]) {
+        expect(run.code, run.output).not.toBe(0);
+        expect(run.output).toContain(message);
+        expect(run.output).toContain("`pulumi config set --secret cms:token <token>`");
+        expect(run.output).not.toContain(emu.token);
+      }
+      expect(await apiCalls(emu)).toBe(0);
+      expect((await project.exportStack()).text).not.toContain(emu.token);
+
+      await project.setConfigs({}, { "cms:token": emu.token });
+      const up = await project.up();
+      expect(up.output).not.toContain(message);
+      expect((await project.exportStack()).text).not.toContain(emu.token);
+    },
+    STEP,
+  );
+});
+
 describe("a YAML program giving every input as a secret", () => {
   let emu: LifecycleEmulator;
   let project: PulumiProject;

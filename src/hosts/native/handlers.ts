@@ -143,13 +143,10 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         const v = reveal(news[key]);
         if (v !== undefined && v !== UNKNOWN && typeof v !== "string") failures.push({ property: key, reason: `${key} must be a string` });
       }
-      // The engine sends the configuration here with secrets revealed: marked again, the token is
-      // never stored plain in the provider's state (a plain one is refused in configure).
-      const inputs = {
-        ...news,
-        ...(news.token !== undefined ? { token: secret(news.token) } : {}),
-        __seed: stackSeed(fromStruct(req.getOlds())),
-      };
+      // The engine sends the configuration here with secrets revealed and marks secret again what
+      // it sent as one. So the token goes back as it came: marked here, a token set without
+      // `--secret` would reach configure as a secret and escape its refusal there.
+      const inputs = { ...news, __seed: stackSeed(fromStruct(req.getOlds())) };
       return checkResponse(inputs, failures);
     },
     async diffConfig(req) {
@@ -164,9 +161,9 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     async configure(req) {
       const args = req.getArgs() ? fromStruct(req.getArgs()) : variables(req.getVariablesMap());
       // With secrets accepted, a token set without `--secret` arrives plain: Pulumi.<stack>.yaml
-      // holds it unencrypted. Refused as the dynamic face refuses it, naming the fix.
+      // holds it unencrypted. Refused before any call, as the dynamic face refuses it, naming the fix.
       if (req.getArgs() && req.getAcceptsecrets() && typeof args.token === "string" && args.token !== UNKNOWN) {
-        throw new InvalidArgumentError(plainTokenRefusal(args.token, "[]") ?? "cms:token must be set with --secret");
+        throw new InvalidArgumentError(plainProviderToken(args.token, req.getUrn?.() ?? ""));
       }
       memory.configured = configured(args);
       seed = typeof args.__seed === "string" ? args.__seed : undefined;
@@ -325,6 +322,21 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     resp.setFailuresList(failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
     return resp;
   }
+}
+
+/**
+ * The refusal of a token given in plain text to the provider at `urn`. The default provider's
+ * configuration is the stack's (`cms:token`); an explicit provider's token is the program's own
+ * argument (the SDKs mark it secret; a YAML literal is not).
+ */
+function plainProviderToken(token: string, urn: string): string {
+  const name = urn.split("::").pop() ?? "";
+  if (urn === "" || /^default(_|$)/.test(name)) return plainTokenRefusal(token, "[]") ?? "cms:token must be set with --secret";
+  return (
+    `the token of provider ${name} is given in plain text, so the stack's state would hold it unencrypted. ` +
+    "Give it as a secret: from `pulumi config set --secret <key> <token>` read with `fn::secret`/`config.requireSecret`, " +
+    "or leave it out and use the provider's `cms:token` configuration or `CMS_TOKEN`."
+  );
 }
 
 /** The engine's older form of the configuration: `cms:config:<key>` to a string (JSON for non-strings). */

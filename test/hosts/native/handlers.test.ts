@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { providerHandlers } from "../../../src/hosts/native/handlers";
 import { pulumiGrpc } from "../../../src/hosts/pulumi-grpc";
+import { reveal, secret } from "../../../src/hosts/native/properties";
 import { UNKNOWN } from "../../../src/provider/properties/unknown";
 import { resetProcess } from "../../support/process";
 
@@ -39,5 +40,51 @@ describe("the native plugin's auto-name in a preview", () => {
   it("is the derived name once the provider exists (its seed is in the state), and without an id", async () => {
     expect((await checkedInputs("5b2d6a4e-1c3f-4a8e-9b7d-2f6e8c1a0b3d")).name).toMatch(/^cluster-[0-9a-z]{7}$/);
     expect((await checkedInputs(undefined)).name).toMatch(/^cluster-[0-9a-z]{7}$/);
+  });
+});
+
+describe("the native plugin's provider configuration", () => {
+  beforeEach(() => resetProcess());
+  const DEFAULT = "urn:pulumi:dev::clusters::pulumi:providers:cms::default_0_3_0";
+
+  /** Configure as the engine does: the checked inputs, with the token a secret where the stack holds it as one. */
+  async function configureWith(token: unknown, urn = DEFAULT) {
+    const { provider: proto, struct } = pulumiGrpc();
+    const { handlers } = providerHandlers();
+    const checked = await handlers.checkConfig(
+      new proto.CheckRequest().setUrn(urn).setNews(struct.Struct.fromJavaScript({ endpoint: CONFIG.endpoint, token: reveal(token) })),
+    );
+    // The engine marks secret again what it sent as one (CheckConfig's news go out revealed).
+    const inputs = { ...checked.getInputs().toJavaScript(), token };
+    return handlers.configure(
+      new proto.ConfigureRequest().setUrn(urn).setArgs(struct.Struct.fromJavaScript(inputs)).setAcceptsecrets(true),
+    );
+  }
+
+  it("hands the token back from checkConfig as it came, so that the engine's own marking decides", async () => {
+    const { provider: proto, struct } = pulumiGrpc();
+    const { handlers } = providerHandlers();
+    const checked = await handlers.checkConfig(
+      new proto.CheckRequest().setUrn(DEFAULT).setNews(struct.Struct.fromJavaScript({ token: "plain-token" })),
+    );
+    expect(checked.getInputs().toJavaScript().token).toBe("plain-token");
+  });
+
+  it("refuses a plain cms:token with the dynamic face's message and its fix, without quoting it", async () => {
+    const refusal = configureWith("plain-token");
+    await expect(refusal).rejects.toThrow(/^cms:token is set in the stack configuration in plain text/);
+    await expect(refusal).rejects.toThrow("`pulumi config set --secret cms:token <token>`");
+    await expect(refusal).rejects.not.toThrow("plain-token");
+  });
+
+  it("refuses a plain token given to an explicit provider, naming that provider", async () => {
+    await expect(configureWith("plain-token", "urn:pulumi:dev::clusters::pulumi:providers:cms::mine")).rejects.toThrow(
+      /^the token of provider mine is given in plain text/,
+    );
+  });
+
+  it("accepts a secret token", async () => {
+    const configured = await configureWith(secret("secret-token"));
+    expect(configured.getAcceptsecrets()).toBe(true);
   });
 });
