@@ -188,6 +188,27 @@ describe("a TypeScript program on pulumi-cms/native", () => {
   );
 
   it(
+    "after the move, a replacing change made with the name dropped creates the replacement before it deletes the original",
+    async () => {
+      const { id: moved, name } = await project.outputs();
+      // The moved cluster's name is pinned: a replacement keeping it would delete first (two
+      // clusters must not share a name). The README's way: drop `name` in the same up.
+      await project.removeConfig("name");
+      await project.setConfig("controlPlanes", 3);
+      const replaced = await project.up();
+      expect(clusterSteps(replaced)).toEqual(["create-replacement", "replace", "delete-replaced"]);
+      const after = await project.outputs();
+      expect(after.id).not.toBe(moved);
+      expect(after.name).not.toBe(name);
+      expect((await emu.clusters()).map((c) => c.id)).toEqual([after.id]);
+      // Back to the sizes the next test expects, create-first again (the name is an auto-name now).
+      await project.setConfig("controlPlanes", 1);
+      expect(clusterSteps(await project.up())).toEqual(["create-replacement", "replace", "delete-replaced"]);
+    },
+    STEP,
+  );
+
+  it(
     "reads the cluster back through the five functions, keeps the token and kubeconfig secret",
     async () => {
       const out = await project.outputs({ showSecrets: true });

@@ -10,7 +10,16 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { eventually, killTree, type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
+import {
+  alive,
+  descendants,
+  eventually,
+  killTree,
+  type LifecycleEmulator,
+  REPO_ROOT,
+  startLifecycleEmulator,
+  teardown,
+} from "../lifecycle/harness.mjs";
 import { codeBlocks, stillAnswering } from "../support/docs";
 import {
   CLUSTER_INPUTS,
@@ -615,7 +624,7 @@ describe("a YAML program's create killed with the CLI", () => {
    * Run `pulumi up` and SIGKILL the CLI with every process under it once the service holds a new
    * cluster (the create's POST went out). Returns that cluster.
    */
-  async function killUpOnceCreated(project: PulumiProject) {
+  async function killUpOnceCreated(project: PulumiProject, { groupOnly = false } = {}) {
     const known = new Set((await emu.clusters()).map((c) => c.id));
     const created = async () => (await emu.clusters()).filter((c) => !known.has(c.id));
     let pid: number | undefined;
@@ -628,12 +637,22 @@ describe("a YAML program's create killed with the CLI", () => {
       what: "the create's POST",
     });
     expect(finished, "the up ended before its cluster was created").toBe(false);
-    killTree(pid as number);
+    const plugins = descendants(pid as number).filter((q) => {
+      try {
+        return fs.readFileSync(`/proc/${q}/cmdline`, "utf8").includes("pulumi-resource-cms");
+      } catch {
+        return false;
+      }
+    });
+    expect(plugins.length).toBeGreaterThan(0);
+    // What a runner that kills the job's process group does: the plugin, in a group of its own, is left.
+    if (groupOnly) process.kill(-(pid as number), "SIGKILL");
+    else killTree(pid as number);
     await run;
     const [orphan] = await created();
     expect(orphan.status).toBe("provisioning");
     await project.cancel();
-    return { orphan, others: known };
+    return { orphan, others: known, plugins };
   }
 
   /** The stack's clusters on the service: exactly `id`, beside the ones it held before. */
@@ -651,6 +670,17 @@ describe("a YAML program's create killed with the CLI", () => {
       expect(next.output).toContain(`cluster ${orphan.id}`);
       await onlyClusterOfStack(others, orphan.id);
       expect((await project.outputs()).id).toBe(orphan.id);
+    },
+    STEP,
+  );
+
+  it(
+    "with only the CLI's process group killed, the plugin it left behind exits within the 30 s the README states",
+    async () => {
+      const project = await freshProject("group-killed");
+      const { plugins } = await killUpOnceCreated(project, { groupOnly: true });
+      await eventually(() => plugins.every((q) => !alive(q)), { timeoutMs: 30_000, intervalMs: 500, what: "the plugin to exit" });
+      expect((await project.up([], { allowFailure: true })).code).toBe(0);
     },
     STEP,
   );

@@ -25,13 +25,13 @@ import { processSettings, type ProviderSettings } from "../../provider/settings"
 import { processSlot } from "../../shared/process-slot";
 import { saveCompileCache } from "../compile-cache";
 import { connectToEngine } from "../engine-progress";
-import { startEngineWatchdog } from "./engine-watchdog";
+import { startEngineWatchdog } from "../engine-watchdog";
 import { engineAddressFromHost } from "./host-process";
 import { withoutHostEchoes } from "./host-echo";
 import { deleteRequest, diffRequest, dynamicCheck, dynamicCreate, dynamicRead, dynamicUpdate } from "./requests";
 import { dynamicWaves } from "./waves";
 
-startEngineWatchdog();
+startEngineWatchdog(engineAddressFromHost());
 offerHostProgress(() => connectToEngine(engineAddressFromHost()));
 // The client is most of what a host loads: its compiled code is saved for the next command's host
 // once the operation that waited for it has gone on.

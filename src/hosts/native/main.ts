@@ -13,6 +13,7 @@ import { offerHostProgress } from "../../provider/progress/progress";
 import { afterClientLoads } from "../../provider/connector";
 import { saveCompileCache } from "../compile-cache";
 import { connectToEngine } from "../engine-progress";
+import { startEngineWatchdog } from "../engine-watchdog";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { providerHandlers } from "./handlers";
 
@@ -77,6 +78,7 @@ export async function serve(args: readonly string[]): Promise<void> {
     ),
   );
   process.stdout.write(`${port}\n`);
+  startEngineWatchdog(address);
   // What the start compiled, then the client once the create that waited for it has gone on, are
   // saved for the next command's plugin (the bin turned the cache on).
   saveCompileCache();

@@ -1,7 +1,7 @@
-/** The provider host's engine watchdog, with a real TCP listener standing in for the engine. */
+/** The provider processes' engine watchdog, with a real TCP listener standing in for the engine. */
 import { createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { engineReachable, startEngineWatchdog, WATCHDOG_FAILURES } from "../../../src/hosts/dynamic/engine-watchdog";
+import { engineReachable, startEngineWatchdog, WATCHDOG_FAILURES } from "../../src/hosts/engine-watchdog";
 
 let server: Server | undefined;
 let stop: (() => void) | undefined;
@@ -36,7 +36,7 @@ describe("engine watchdog", () => {
     expect(await engineReachable(address)).toBe(false);
   });
 
-  it(`exits the host after ${WATCHDOG_FAILURES} refused probes once the engine is gone`, async () => {
+  it(`exits the process after ${WATCHDOG_FAILURES} refused probes once the engine is gone`, async () => {
     const address = await engine();
     const exited = watch(address, 50);
     const probesWhileAlive = new Promise((r) => setTimeout(r, 300));
@@ -49,7 +49,7 @@ describe("engine watchdog", () => {
     expect(await exited).toBe(1);
   });
 
-  it("does nothing outside the provider host (no engine address)", () => {
+  it("does nothing outside a provider process (no engine address)", () => {
     expect(startEngineWatchdog(undefined, () => undefined, 10)).toBeUndefined();
   });
 });

@@ -1,23 +1,23 @@
 /**
- * Ending the dynamic-provider host when its engine is gone.
+ * Ending a provider process when its engine is gone: the dynamic-provider host and the native
+ * plugin alike.
  *
  * The Pulumi CLI starts each plugin in a process group of its own, so a CI runner that kills a
  * job's process group (a timeout, a cancelled pipeline) kills `pulumi` and leaves the provider
- * host running: holding memory and the user's token, and polling the service for an operation
- * nobody will record. `@pulumi/pulumi`'s host does not notice. The host is started with the
- * engine's gRPC address as its first argument (see `host-process.ts`); while the engine lives it
- * accepts connections there, so a refused connection, twice in a row, means it is gone.
+ * running: holding memory and the user's token, and polling the service for an operation nobody
+ * will record. Neither `@pulumi/pulumi`'s host nor the gRPC server notices. Each is started with
+ * the engine's gRPC address as an argument; while the engine lives it accepts connections there,
+ * so a refused connection, twice in a row, means it is gone.
  */
 import { connect } from "node:net";
-import { processSlot } from "../../shared/process-slot";
-import { engineAddressFromHost } from "./host-process";
+import { processSlot } from "../shared/process-slot";
 
 /** Whether a watchdog runs in this process (one, whichever copy of the package started it). */
-const watchdogState = processSlot("dynamic-host.engine-watchdog.v1", () => ({ started: false }));
+const watchdogState = processSlot("provider-host.engine-watchdog.v1", () => ({ started: false }));
 
 /** How often the engine's address is probed. */
 export const WATCHDOG_INTERVAL_MS = 10_000;
-/** Consecutive refused probes that mean the engine is gone (the host then exits within 30 s). */
+/** Consecutive refused probes that mean the engine is gone (the process then exits within 30 s). */
 export const WATCHDOG_FAILURES = 2;
 
 /** True when a TCP connection to `address` (`host:port`) is accepted within `timeoutMs`. */
@@ -38,12 +38,12 @@ export function engineReachable(address: string, timeoutMs = 5_000): Promise<boo
 }
 
 /**
- * Inside the dynamic-provider host, probe the engine every {@link WATCHDOG_INTERVAL_MS} and exit
- * the process after {@link WATCHDOG_FAILURES} refusals in a row. Anywhere else (the program,
- * tests) it does nothing. The timer never keeps the process alive by itself.
+ * Probe the engine at `address` every {@link WATCHDOG_INTERVAL_MS} and exit the process after
+ * {@link WATCHDOG_FAILURES} refusals in a row. Without an address (the program, tests, tools:
+ * not a provider process) it does nothing. The timer never keeps the process alive by itself.
  */
 export function startEngineWatchdog(
-  address: string | undefined = engineAddressFromHost(),
+  address: string | undefined,
   exit: (code: number) => void = (code) => process.exit(code),
   intervalMs: number = WATCHDOG_INTERVAL_MS,
 ): (() => void) | undefined {
@@ -60,7 +60,7 @@ export function startEngineWatchdog(
       refused = ok ? 0 : refused + 1;
       if (refused >= WATCHDOG_FAILURES) {
         clearInterval(timer);
-        process.stderr.write(`pulumi-cms: the Pulumi engine at ${address} is gone; the provider host exits\n`);
+        process.stderr.write(`pulumi-cms: the Pulumi engine at ${address} is gone; the provider exits\n`);
         exit(1);
       }
     });
