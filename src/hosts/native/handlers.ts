@@ -47,6 +47,7 @@ import {
   withoutPerRequest,
 } from "./properties";
 import { packageSchema } from "./schema";
+import { stackFileHoldsPlainToken } from "./stack-config-file";
 // The one resource type this plugin serves.
 import { NATIVE_CLUSTER_TYPE as CLUSTER_TYPE } from "./type-token";
 
@@ -143,10 +144,17 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
         const v = reveal(news[key]);
         if (v !== undefined && v !== UNKNOWN && typeof v !== "string") failures.push({ property: key, reason: `${key} must be a string` });
       }
+      const olds = fromStruct(req.getOlds());
+      // No property named: the engine would print its value with the reason.
+      if (typeof news.token === "string" && stackFileHoldsPlainToken(req.getUrn()))
+        failures.push({ property: "", reason: plainTokenMessage() });
       // The engine sends the configuration here with secrets revealed and marks secret again what
-      // it sent as one. So the token goes back as it came: marked here, a token set without
-      // `--secret` would reach configure as a secret and escape its refusal there.
-      const inputs = { ...news, __seed: stackSeed(fromStruct(req.getOlds())) };
+      // it sent as one. A new or changed token goes back as it came, so that a plain one, from
+      // wherever the configuration came, reaches configure plain and is refused there (the engine
+      // records nothing of a provider it could not create or update). An unchanged one is marked
+      // here: the engine records it before configure, and the state must never hold it plain.
+      const token = news.token === undefined || olds.token !== news.token ? news.token : secret(news.token);
+      const inputs = { ...news, ...(token !== undefined ? { token } : {}), __seed: stackSeed(olds) };
       return checkResponse(inputs, failures);
     },
     async diffConfig(req) {
@@ -324,6 +332,11 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   }
 }
 
+/** The dynamic face's refusal of a plain `cms:token` in the stack configuration. */
+function plainTokenMessage(token = "-"): string {
+  return plainTokenRefusal(token, "[]") ?? "cms:token must be set with --secret";
+}
+
 /**
  * The refusal of a token given in plain text to the provider at `urn`. The default provider's
  * configuration is the stack's (`cms:token`); an explicit provider's token is the program's own
@@ -331,7 +344,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
  */
 function plainProviderToken(token: string, urn: string): string {
   const name = urn.split("::").pop() ?? "";
-  if (urn === "" || /^default(_|$)/.test(name)) return plainTokenRefusal(token, "[]") ?? "cms:token must be set with --secret";
+  if (urn === "" || /^default(_|$)/.test(name)) return plainTokenMessage(token);
   return (
     `the token of provider ${name} is given in plain text, so the stack's state would hold it unencrypted. ` +
     "Give it as a secret: from `pulumi config set --secret <key> <token>` read with `fn::secret`/`config.requireSecret`, " +

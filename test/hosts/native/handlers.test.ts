@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { providerHandlers } from "../../../src/hosts/native/handlers";
 import { pulumiGrpc } from "../../../src/hosts/pulumi-grpc";
@@ -68,6 +71,45 @@ describe("the native plugin's provider configuration", () => {
       new proto.CheckRequest().setUrn(DEFAULT).setNews(struct.Struct.fromJavaScript({ token: "plain-token" })),
     );
     expect(checked.getInputs().toJavaScript().token).toBe("plain-token");
+  });
+
+  it("marks an unchanged token secret itself: the engine records a provider whose configuration did not change before configure", async () => {
+    const { provider: proto, struct } = pulumiGrpc();
+    const { handlers } = providerHandlers();
+    const checked = await handlers.checkConfig(
+      new proto.CheckRequest()
+        .setUrn(DEFAULT)
+        .setOlds(struct.Struct.fromJavaScript({ token: "the-token" }))
+        .setNews(struct.Struct.fromJavaScript({ token: "the-token" })),
+    );
+    expect(checked.getInputs().toJavaScript().token).toEqual(secret("the-token"));
+  });
+
+  it("refuses in checkConfig, naming no property (the engine would print its value), when Pulumi.<stack>.yaml holds cms:token in plain text", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cms-stack-file-"));
+    const cwd = process.cwd();
+    try {
+      fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  cms:token: plain-token\n");
+      process.chdir(dir);
+      const { provider: proto, struct } = pulumiGrpc();
+      const check = async () =>
+        (
+          await providerHandlers().handlers.checkConfig(
+            new proto.CheckRequest().setUrn(DEFAULT).setNews(struct.Struct.fromJavaScript({ token: "plain-token" })),
+          )
+        )
+          .getFailuresList()
+          .map((f: { getProperty(): string; getReason(): string }) => [f.getProperty(), f.getReason()]);
+      const [[property, reason]] = await check();
+      expect(property).toBe("");
+      expect(reason).toMatch(/^cms:token is set in the stack configuration in plain text/);
+      expect(reason).not.toContain("plain-token");
+      fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  cms:token:\n    secure: v1:abc\n");
+      expect(await check()).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a plain cms:token with the dynamic face's message and its fix, without quoting it", async () => {
