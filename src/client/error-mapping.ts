@@ -160,6 +160,13 @@ export function hintFor(cls: ApiErrorClass, method: string, path: string, retryA
   }
 }
 
+/** True when `text` names what the 404 of `path` is about: its node, else its cluster. */
+function namesMissing(text: string, path: string): boolean {
+  const { clusterId, nodeId } = parseApiPath(path) ?? {};
+  const missing = nodeId ?? clusterId;
+  return missing !== undefined && text.includes(missing);
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -175,8 +182,11 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
   const cls = errorClassFor(res.status, parsed.code);
   const code = parsed.code ?? CODE_BY_STATUS[res.status] ?? (res.status >= 500 ? "server_error" : `http_${res.status}`);
   const serverMessage = parsed.message !== undefined ? redact(parsed.message, res.secrets) : undefined;
-  // The service's own words for a refused token already say what the hint would: said once.
-  const hint = cls === UnauthorizedError && serverMessage ? undefined : hintFor(cls, method, res.path, res.retryAfterMs);
+  // The service's own words for a refused token, or for a missing cluster or node that they name,
+  // already say what the hint would: said once.
+  const saidByServer =
+    serverMessage !== undefined && (cls === UnauthorizedError || (cls === NotFoundError && namesMissing(serverMessage, res.path)));
+  const hint = saidByServer ? undefined : hintFor(cls, method, res.path, res.retryAfterMs);
   const parts = [`CMS API ${method} ${res.path} failed with ${res.status} ${code}`];
   let message = parts[0];
   if (serverMessage) message += `: ${serverMessage.replace(/\.$/, "")}.`;
