@@ -15,6 +15,7 @@ import {
 } from "./errors";
 import type { ApiErrorInit } from "./errors";
 import { redact } from "./redact";
+import { PLAIN_HTTP_CODE } from "./retry";
 import { parseApiPath } from "../shared/api-paths";
 
 /** The constructor of one of the typed API errors. */
@@ -229,7 +230,9 @@ export function networkErrorFrom(n: NoResponse): NetworkError {
     ? "timed out without a response"
     : code === "ERR_RESPONSE_TOO_LARGE"
       ? "answered with a body too large to read"
-      : "got no response";
+      : code === PLAIN_HTTP_CODE
+        ? "got no TLS handshake"
+        : "got no response";
   const message = `CMS API ${method} ${n.path} ${what} (${code}${detail && detail !== code ? `: ${detail}` : ""}).${where}`;
   return new NetworkError({ method, path: n.path, code, message: redact(message, n.secrets), timedOut: n.timedOut });
 }
@@ -240,6 +243,7 @@ function advice(code: string, origin: string, loopback: boolean): string {
     return `Nothing accepts connections at ${origin} on this machine: start the service (or the emulator) there, or correct the endpoint's port.`;
   }
   if (code === "ENOTFOUND") return `The host name of the endpoint ${origin} does not resolve: check its spelling.`;
+  if (code === PLAIN_HTTP_CODE) return `The endpoint ${origin} speaks plain HTTP: use ${origin.replace(/^https:/, "http:")}.`;
   if (code === "ERR_RESPONSE_TOO_LARGE") return `Check that the endpoint ${origin} is a Cluster Management Service.`;
   return `Check that the endpoint ${origin} is reachable.`;
 }
