@@ -4,6 +4,7 @@ import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
+import { eventually } from "../support/eventually.mjs";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -89,6 +90,16 @@ describe("update", () => {
     const err = await rejection(clusterProvider.update(id, outs, { ...news, workers: 0 }));
     expect(err).not.toBeInstanceOf(ClusterInitError);
     expect(err.message).toMatch(new RegExp(`updating cluster ${id} failed: .*workers`));
+  });
+
+  it("of a cluster deleted in the console names the one command that records it and creates it again", async () => {
+    const { id, news, outs } = await created("console-deleted");
+    await emu.control.deleteCluster(id);
+    await eventually(async () => !(await exists(id)), { timeoutMs: 10_000, what: "the console delete" });
+    const err = await rejection(clusterProvider.update(id, outs, { ...news, workers: 3 }));
+    expect(err.message).toBe(
+      `cluster ${id} no longer exists (deleted outside Pulumi?): \`pulumi up --refresh\` records that and creates it again`,
+    );
   });
 
   it("survives a 5xx burst on PATCH", async () => {
