@@ -15,6 +15,7 @@ import {
 } from "./errors";
 import type { ApiErrorInit } from "./errors";
 import { redact } from "./redact";
+import { PLAIN_HTTP_CODE } from "./retry";
 import { parseApiPath } from "../shared/api-paths";
 
 /** The constructor of one of the typed API errors. */
@@ -160,6 +161,13 @@ export function hintFor(cls: ApiErrorClass, method: string, path: string, retryA
   }
 }
 
+/** True when `text` names what the 404 of `path` is about: its node, else its cluster. */
+function namesMissing(text: string, path: string): boolean {
+  const { clusterId, nodeId } = parseApiPath(path) ?? {};
+  const missing = nodeId ?? clusterId;
+  return missing !== undefined && text.includes(missing);
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -175,8 +183,11 @@ export function errorFromResponse(res: ErrorResponse): ApiError {
   const cls = errorClassFor(res.status, parsed.code);
   const code = parsed.code ?? CODE_BY_STATUS[res.status] ?? (res.status >= 500 ? "server_error" : `http_${res.status}`);
   const serverMessage = parsed.message !== undefined ? redact(parsed.message, res.secrets) : undefined;
-  // The service's own words for a refused token already say what the hint would: said once.
-  const hint = cls === UnauthorizedError && serverMessage ? undefined : hintFor(cls, method, res.path, res.retryAfterMs);
+  // The service's own words for a refused token, or for a missing cluster or node that they name,
+  // already say what the hint would: said once.
+  const saidByServer =
+    serverMessage !== undefined && (cls === UnauthorizedError || (cls === NotFoundError && namesMissing(serverMessage, res.path)));
+  const hint = saidByServer ? undefined : hintFor(cls, method, res.path, res.retryAfterMs);
   const parts = [`CMS API ${method} ${res.path} failed with ${res.status} ${code}`];
   let message = parts[0];
   if (serverMessage) message += `: ${serverMessage.replace(/\.$/, "")}.`;
@@ -219,7 +230,9 @@ export function networkErrorFrom(n: NoResponse): NetworkError {
     ? "timed out without a response"
     : code === "ERR_RESPONSE_TOO_LARGE"
       ? "answered with a body too large to read"
-      : "got no response";
+      : code === PLAIN_HTTP_CODE
+        ? "got no TLS handshake"
+        : "got no response";
   const message = `CMS API ${method} ${n.path} ${what} (${code}${detail && detail !== code ? `: ${detail}` : ""}).${where}`;
   return new NetworkError({ method, path: n.path, code, message: redact(message, n.secrets), timedOut: n.timedOut });
 }
@@ -230,6 +243,7 @@ function advice(code: string, origin: string, loopback: boolean): string {
     return `Nothing accepts connections at ${origin} on this machine: start the service (or the emulator) there, or correct the endpoint's port.`;
   }
   if (code === "ENOTFOUND") return `The host name of the endpoint ${origin} does not resolve: check its spelling.`;
+  if (code === PLAIN_HTTP_CODE) return `The endpoint ${origin} speaks plain HTTP: use ${origin.replace(/^https:/, "http:")}.`;
   if (code === "ERR_RESPONSE_TOO_LARGE") return `Check that the endpoint ${origin} is a Cluster Management Service.`;
   return `Check that the endpoint ${origin} is reachable.`;
 }

@@ -101,11 +101,18 @@ const LOCAL_REFUSAL_RETRIES = 3;
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /**
+ * The code of a request to an `https://` endpoint whose server speaks plain HTTP (Node's own code
+ * for it is EPROTO, which other TLS failures share).
+ */
+export const PLAIN_HTTP_CODE = "ERR_SSL_WRONG_VERSION_NUMBER";
+
+/**
  * Failures that are not transient (a bad URL or option, a typo'd host name, a cancelled
- * request): retrying only delays the error.
+ * request, TLS to a plain HTTP server): retrying only delays the error.
  */
 const PERMANENT_NETWORK_CODES = new Set([
   "ENOTFOUND",
+  PLAIN_HTTP_CODE,
   "ERR_INVALID_URL",
   "ERR_BAD_OPTION",
   "ERR_BAD_OPTION_VALUE",

@@ -11,7 +11,7 @@ import { ApiError, NetworkError } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
 import { RateLimiter, sharedLimiter } from "./limiter";
 import type { ResolvedClientOptions } from "./options";
-import { serverRequestedDelay, type RetryInput } from "./retry";
+import { PLAIN_HTTP_CODE, serverRequestedDelay, type RetryInput } from "./retry";
 import { omitUndefined } from "@pulumi-cms/contract";
 
 export interface RequestSpec {
@@ -117,15 +117,11 @@ export class Transport {
       const message = typeof e.message === "string" ? e.message : undefined;
       // axios reports a body over maxContentLength as a generic ERR_BAD_RESPONSE: name it.
       const tooLarge = !expired && /maxContentLength/.test(message ?? "");
-      const code = expired
-        ? "ETIMEDOUT"
-        : tooLarge
-          ? "ERR_RESPONSE_TOO_LARGE"
-          : typeof e.code === "string"
-            ? e.code
-            : typeof e.cause?.code === "string"
-              ? e.cause.code
-              : undefined;
+      const raw = typeof e.code === "string" ? e.code : typeof e.cause?.code === "string" ? e.cause.code : undefined;
+      // An `https://` endpoint whose server answered the TLS hello in plain HTTP: Node says EPROTO
+      // with OpenSSL's report, which names neither the cause nor the fix.
+      const plainHttp = !expired && (raw === PLAIN_HTTP_CODE || (raw === "EPROTO" && /wrong version number/i.test(message ?? "")));
+      const code = expired ? "ETIMEDOUT" : tooLarge ? "ERR_RESPONSE_TOO_LARGE" : plainHttp ? PLAIN_HTTP_CODE : raw;
       const address = typeof e.cause?.address === "string" ? e.cause.address : undefined;
       const loopback = isLoopback(new URL(this.endpoint).hostname) || (address !== undefined && isLoopback(address));
       const failure = networkErrorFrom({
@@ -136,7 +132,9 @@ export class Transport {
           ? `no complete response within ${limitMs} ms`
           : tooLarge
             ? `the body passed the limit of ${this.#options.maxResponseBytes} bytes, the client option maxResponseBytes`
-            : message,
+            : plainHttp
+              ? undefined
+              : message,
         timedOut: code === "ETIMEDOUT" || code === "ECONNABORTED",
         origin: new URL(this.endpoint).origin,
         loopback,

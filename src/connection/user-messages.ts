@@ -1,6 +1,6 @@
 /**
  * The text a Pulumi user sees for a failure: the error's message with every secret replaced, and
- * for the service's errors the Pulumi way to act on them (`pulumi config set`, `pulumi refresh`).
+ * for the service's errors the Pulumi way to act on them (`pulumi config set`, `pulumi up --refresh`).
  * The client's own messages stay free of Pulumi: it is a general-purpose client.
  */
 import { ForbiddenError, NotFoundError, UnauthorizedError, UnprovenOwnershipError } from "../client/errors";
@@ -10,7 +10,7 @@ import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
 
 /**
  * What the failed call was for: a resource the stack holds (`"stack"`: a cluster missing there may
- * have been deleted outside Pulumi, which `pulumi refresh` records), or a lookup by id
+ * have been deleted outside Pulumi, which `pulumi up --refresh` records), or a lookup by id
  * (`"lookup"`: `Cluster.get` and the functions, which the stack does not hold).
  */
 export type FailureContext = "stack" | "lookup";
@@ -28,7 +28,7 @@ export function pulumiAdvice(e: unknown, context: FailureContext = "stack"): str
   }
   if (e instanceof NotFoundError && context === "stack") {
     const { clusterId, nodeId } = parseApiPath(e.path) ?? {};
-    if (clusterId && !nodeId) return "If it was deleted outside Pulumi, `pulumi refresh` updates the stack.";
+    if (clusterId && !nodeId) return "If it was deleted outside Pulumi, `pulumi up --refresh` records that and creates it again.";
   }
   return undefined;
 }

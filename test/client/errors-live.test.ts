@@ -95,12 +95,17 @@ describe("typed errors from the emulator", () => {
     const e = await rejection(c.getCluster("cls_0000000000000000"));
     expect(e).toBeInstanceOf(NotFoundError);
     expect(isNotFound(e)).toBe(true);
-    expect(e.message).toContain("Cluster `cls_0000000000000000` does not exist");
+    // The service's own words name the missing cluster: said once, without a hint that repeats them.
+    expect(e.message).toBe(
+      "CMS API GET /v1/clusters/cls_0000000000000000 failed with 404 not_found: Cluster cls_0000000000000000 not found.",
+    );
     expect((await counts())["GET /v1/clusters/:cluster_id"]).toBe(1);
     const { id } = await c.createCluster({ name: "n", ...SMALL });
     const n = await rejection(c.getNode(id, "node_0000000000000000"));
     expect(n).toBeInstanceOf(NotFoundError);
-    expect(n.message).toContain("Node `node_0000000000000000`");
+    expect(n.message).toBe(
+      `CMS API GET /v1/clusters/${id}/nodes/node_0000000000000000 failed with 404 not_found: Node node_0000000000000000 not found in cluster ${id}.`,
+    );
     expect(c.retries).toEqual([]);
   });
 

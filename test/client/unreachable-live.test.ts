@@ -2,14 +2,15 @@
  * An endpoint nothing answers at. On this machine (a loopback host) or under a name that cannot
  * resolve, that is a wrong endpoint or a stopped emulator: the call fails within seconds, naming
  * the endpoint and the reason. A service elsewhere refusing connections may be restarting: it is
- * retried within the call's deadline. Waits run on a ManualClock: the figures are virtual time.
+ * retried within the call's deadline. An `https://` endpoint whose server speaks plain HTTP fails
+ * at once, saying so. Waits run on a ManualClock: the figures are virtual time.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { NetworkError, createClient, type RetryInfo } from "../../src/client";
 import { ManualClock } from "@pulumi-cms/contract";
-import { rejection } from "../support/client";
+import { emulator, rejection } from "../support/client";
 
 const TOKEN = "tok_unreachable_1";
 
@@ -63,6 +64,24 @@ describe("an endpoint on this machine that refuses connections", () => {
     const e = await rejection(client.getCluster("cls_0000000000000001"));
     expect(retries).toHaveLength(3);
     expect(e.message).toContain(`Nothing accepts connections at http://localhost:${port} on this machine`);
+  });
+});
+
+describe("an https:// endpoint whose server speaks plain HTTP (the emulator)", () => {
+  it("fails at the first attempt, saying so and naming the http:// endpoint to use, without OpenSSL's report", async () => {
+    const emu = await emulator();
+    try {
+      const { host } = new URL(emu.url);
+      const { client, retries } = probingClient(`https://${host}`);
+      const e = await rejection(client.listClusters());
+      expect(e).toBeInstanceOf(NetworkError);
+      expect(retries).toEqual([]);
+      expect(e.message).toBe(
+        `CMS API GET /v1/clusters got no TLS handshake (ERR_SSL_WRONG_VERSION_NUMBER). The endpoint https://${host} speaks plain HTTP: use http://${host}.`,
+      );
+    } finally {
+      await emu.close();
+    }
   });
 });
 

@@ -20,12 +20,12 @@ describe("messages a Pulumi user sees", () => {
     }
   });
 
-  it("points at `pulumi refresh` for a cluster that is gone, not for a missing node", () => {
-    expect(safeMessage(apiError(404, "/v1/clusters/cls_1"))).toMatch(/does not exist .* `pulumi refresh` updates the stack\.$/);
+  it("points at `pulumi up --refresh` for a cluster that is gone, not for a missing node", () => {
+    expect(safeMessage(apiError(404, "/v1/clusters/cls_1"))).toMatch(/`pulumi up --refresh` records that and creates it again\.$/);
     expect(pulumiAdvice(apiError(404, "/v1/clusters/cls_1/nodes/node_1"))).toBeUndefined();
   });
 
-  it("does not point a lookup by id (Cluster.get, the functions) at `pulumi refresh`: the stack does not hold it", () => {
+  it("does not point a lookup by id (Cluster.get, the functions) at `pulumi up --refresh`: the stack does not hold it", () => {
     const gone = apiError(404, "/v1/clusters/cls_1");
     expect(safeMessage(gone, [], "lookup")).toBe(gone.message);
     expect(pulumiAdvice(apiError(401, "/v1/clusters/cls_1"), "lookup")).toMatch(/pulumi config set --secret cms:token/);

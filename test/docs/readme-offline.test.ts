@@ -109,7 +109,20 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
         const port = /127\.0\.0\.1:(\d+)/.exec(quickStart)![1];
         const token = /--token (\S+)/.exec(quickStart)![1];
         const list = await fetch(`http://127.0.0.1:${port}/v1/clusters`, { headers: { authorization: `Bearer ${token}` } });
-        expect(((await list.json()) as { items: Array<{ status: string }> }).items).toMatchObject([{ status: "running" }]);
+        const { items } = (await list.json()) as { items: Array<{ status: string; name: string }> };
+        expect(items).toMatchObject([{ status: "running" }]);
+        // What the README says of the preview: it lists the seed, and the name is `dev-` and 7 characters.
+        expect(readme).toContain("The preview lists `cms-autoname-seed` beside the Cluster");
+        expect(sh.output()).toMatch(/AutoNameSeed\s+cms-autoname-seed\s+create/);
+        expect(items[0].name).toMatch(/^dev-[a-z0-9]{7}$/);
+
+        // The README's way to read the kubeconfig, typed as written: it prints it.
+        const readKubeconfig = bashBlockAfter(readme, "The kubeconfig is a secret output, shown as `[secret]`; to read it:", "README.md");
+        const beforeKubeconfig = sh.output().length;
+        await sh.type(readKubeconfig, STEP_TIMEOUT);
+        const kubeconfig = sh.output().slice(beforeKubeconfig);
+        expect(kubeconfig).toMatch(/^apiVersion: v1$/m);
+        expect(kubeconfig).toMatch(/^kind: Config$/m);
 
         expect(fs.existsSync(path.join(project, "Pulumi.dev.yaml"))).toBe(true);
 

@@ -199,6 +199,19 @@ describe("a cluster left by an interrupted run", () => {
     }
   });
 
+  it("is looked for with the create's token: a refused one fails the create naming the refusal, not an interrupted run", async () => {
+    const news = await checked(urn(), {}, { connection: { endpoint: emu.url, token: "tok-not-the-emulators" } });
+    const err = await rejection(clusterProvider.create(news));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^creating cluster "${news.name}" failed: CMS API GET /v1/clusters failed with 401 unauthorized: The API token is invalid or expired\\.`,
+      ),
+    );
+    expect(err.message).not.toMatch(/interrupted/);
+    expect(err.message).not.toContain("tok-not-the-emulators");
+    expect(await posts()).toBe(0);
+  });
+
   it("costs one shared listing for many creates that start together", async () => {
     const all = await Promise.all([1, 2, 3, 4, 5].map(() => checked(urn())));
     // Shared status polling off, so every listing counted is a lookup.

@@ -4,6 +4,8 @@ import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
+import { eventually } from "../support/eventually.mjs";
+import { holdingLines } from "../../src/provider/progress/progress";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -91,6 +93,16 @@ describe("update", () => {
     expect(err.message).toMatch(new RegExp(`updating cluster ${id} failed: .*workers`));
   });
 
+  it("of a cluster deleted in the console names the one command that records it and creates it again", async () => {
+    const { id, news, outs } = await created("console-deleted");
+    await emu.control.deleteCluster(id);
+    await eventually(async () => !(await exists(id)), { timeoutMs: 10_000, what: "the console delete" });
+    const err = await rejection(clusterProvider.update(id, outs, { ...news, workers: 3 }));
+    expect(err.message).toBe(
+      `cluster ${id} no longer exists (deleted outside Pulumi?): \`pulumi up --refresh\` records that and creates it again`,
+    );
+  });
+
   it("survives a 5xx burst on PATCH", async () => {
     const { id, news, outs } = await created("patchy");
     await emu.control.injectFault({ method: "PATCH", kind: "status", status: 500, count: 2 });
@@ -127,6 +139,26 @@ describe("delete", () => {
     await clusterProvider.delete(id, outs);
     expect(lines).toContain(`waiting for cluster ${id} to be gone`);
     expect(lines.filter((l) => /^deleting\b|\(\d+s\)/.test(l))).toEqual([]);
+  });
+
+  it('in a replacement, replaces the new cluster\'s "ready" line at once with its own, naming the original', async () => {
+    // The engine's sink: lines held a tenth of a second, and the CLI keeps a resource's last line
+    // until the next comes, into the delete of the original that follows the replacement's create.
+    const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::replaced";
+    const sent: Array<{ at: number; line: string }> = [];
+    showProgress(holdingLines(async (u, line) => void (u === urn && sent.push({ at: Date.now(), line }))));
+    const original = await created("replaced-original", { __urn: urn });
+    const replacement = await created("replaced-new", { __urn: urn });
+    expect(sent.at(-1)?.line).toBe(`running: cluster ${replacement.id} ready`);
+    await emu.control.injectFault({ method: "DELETE", path: "/v1/clusters/:cluster_id", kind: "latency", latencyMs: 2_000, count: 1 });
+    const startedAt = Date.now();
+    const before = sent.length;
+    await clusterProvider.delete(original.id, original.outs);
+    const own = sent.slice(before);
+    expect(own[0]?.line).toBe(`waiting for cluster ${original.id} to be gone`);
+    // Before the DELETE is answered: the original's row never shows the replacement's line for long.
+    expect(own[0].at - startedAt).toBeLessThan(1_000);
+    expect(own.at(-1)?.line).toBe(`deleted: cluster ${original.id} is gone`);
   });
 
   it("treats an already deleted cluster as deleted", async () => {

@@ -180,6 +180,18 @@ function readTokensFile(file: string): TokenSpec[] {
   return tokens as TokenSpec[];
 }
 
+/** Why the emulator could not start, with the flag that gets round it when there is one. */
+function startFailure(e: unknown): string {
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (err.code === "EADDRINUSE" && err.syscall === "listen") {
+    return (
+      `port ${err.port} of ${err.address} is taken (EADDRINUSE), by another emulator or another server: ` +
+      "choose another with --port N, or --port 0 for any free one"
+    );
+  }
+  return err.message;
+}
+
 /**
  * `--background`: start this command again, without the flag, in a session of its own; print its
  * start-up lines and return 0 once it listens, or its exit status once it has failed (its error is
@@ -232,7 +244,7 @@ async function main(): Promise<void> {
   try {
     emu = await startEmulator(opts);
   } catch (e) {
-    process.stderr.write(`cms-emulator: ${(e as Error).message}\n`);
+    process.stderr.write(`cms-emulator: ${startFailure(e)}\n`);
     process.exit(1);
   }
   let startup = `cms-emulator listening on ${emu.url}\n`;

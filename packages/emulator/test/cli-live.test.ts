@@ -129,15 +129,20 @@ describe("cms-emulator CLI", () => {
     expect(await stillAnswering(`${url}/v1/clusters`)).toBe(false);
   });
 
-  it("--background fails with the emulator's error and a non-zero status when it cannot start", async () => {
+  it("a port that is taken: says so, naming --port and --port 0, in the foreground and with --background", async () => {
     const s = run(["--port", "0", "--token", "taken-port-token"]);
     await waitForLines(s, 1);
     const port = /:(\d+)$/.exec(s.lines[0])![1];
+    const taken =
+      `cms-emulator: port ${port} of 127.0.0.1 is taken (EADDRINUSE), by another emulator or another server: ` +
+      `choose another with --port N, or --port 0 for any free one\n`;
     try {
+      const foreground = await runToExit([CLI, "--port", port, "--token", "taken-port-token"]);
+      expect(foreground.code).toBe(1);
+      expect(foreground.stderr).toBe(taken);
       const second = await runToExit([CLI, "--background", "--port", port, "--token", "taken-port-token"]);
       expect(second.code).toBe(1);
-      expect(second.stderr).toContain("EADDRINUSE");
-      expect(second.stderr).toContain("cms-emulator: exited before listening (status 1)");
+      expect(second.stderr).toBe(`${taken}cms-emulator: exited before listening (status 1)\n`);
       expect(second.stdout).toBe("");
     } finally {
       s.child.kill("SIGTERM");

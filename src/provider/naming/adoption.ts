@@ -86,9 +86,9 @@ export async function findLeftover(
     // started, so a shared one cannot miss it.
     all = await listEveryCluster(client);
   } catch (e) {
-    throw new OperationError(
-      `creating cluster "${inputs.name}" failed: listing clusters (to find one left by an interrupted run) failed: ${safeMessage(e, secrets)}`,
-    );
+    // Said as what failed (the listing, and why), not as what it was for: a refused token or an
+    // unreachable service is no sign that a run was interrupted.
+    throw new OperationError(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
   const ownership = judgeOwnership(all, { name: inputs.name, proof, request: proof === "seeded" ? undefined : toCreateRequest(inputs) });
   if (ownership.verdict === "ours") return ownership.cluster;

@@ -34,6 +34,8 @@ export async function deleteCluster(ctx: OperationContext, request: DeleteReques
     deadlineName: "delete timeout",
   });
 
+  // Said before the DELETE: in a replacement, the resource's line on show is the new cluster's.
+  onProgress?.(goneLine(id, undefined));
   /** Gone while waiting for it to settle: nothing left to delete. */
   let goneMeanwhile = false;
   try {

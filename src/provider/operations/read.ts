@@ -14,7 +14,7 @@
 import { codeOf } from "../../shared/cms-error";
 import { OperationError } from "../errors";
 import type { ReadResult } from "./results";
-import { isNotFound, statusOf } from "../../client/errors";
+import { ApiError, isNotFound, statusOf } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { ClusterLookupError } from "../errors";
@@ -60,10 +60,13 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
   } catch (e) {
     if (getting) {
       if (isNotFound(e) || statusOf(e) === 403) {
-        throw new ClusterLookupError(
-          `${lookup}: cluster ${id} does not exist or is not visible to the token in use (${safeMessage(e, secrets, "lookup")})`,
-          id,
-        );
+        // A 404's own words would only say "not found" again: the request and its answer are
+        // enough, then what to check. A 403's say which permission or scope is missing, and stay.
+        const why =
+          isNotFound(e) && e instanceof ApiError
+            ? `(${e.method} ${e.path} answered ${e.status} ${e.code}): check the id, and that the token's scope covers it`
+            : `(${safeMessage(e, secrets, "lookup")})`;
+        throw new ClusterLookupError(`${lookup}: cluster ${id} does not exist or is not visible to the token in use ${why}`, id);
       }
       if (e instanceof ClusterLookupError) throw e;
     } else if (isNotFound(e)) {

@@ -56,7 +56,7 @@ export async function update(ctx: OperationContext, request: UpdateRequest): Pro
     const why = safeMessage(e, secrets);
     if (isNotFound(e) || (e instanceof WaitError && e.reason === "gone")) {
       throw new OperationError(
-        `cluster ${id} no longer exists (deleted outside Pulumi?): run \`pulumi refresh\`, then \`pulumi up\` to create it again`,
+        `cluster ${id} no longer exists (deleted outside Pulumi?): \`pulumi up --refresh\` records that and creates it again`,
       );
     }
     if (!last && !(e instanceof WaitError)) {

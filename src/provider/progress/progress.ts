@@ -64,7 +64,8 @@ export const LINE_HOLD_MS = 100;
  * when a line of the resource is on show (it is there to replace one that would be stale), or
  * when it must be. So an operation the service finishes at once costs the engine no message at
  * all, unless an earlier operation of the resource left a line; on a longer one, each line shows
- * a tenth of a second later.
+ * a tenth of a second later, except the first line of an operation that follows an earlier one's
+ * last: that one is stale from the moment the new step shows, and is replaced at once.
  */
 export function holdingLines(
   send: (urn: string, message: string) => Promise<void>,
@@ -77,8 +78,14 @@ export function holdingLines(
    * replacement, "deleting original" would otherwise show the new cluster's "running" line).
    */
   const shown = new Set<string>();
+  /** Resources whose line on show is the last line of an operation that has ended. */
+  const ended = new Set<string>();
   return {
     report(urn, message) {
+      if (ended.delete(urn)) {
+        void send(urn, message);
+        return;
+      }
       const line = held.get(urn);
       if (line) {
         line.message = message;
@@ -99,6 +106,7 @@ export function holdingLines(
       held.delete(urn);
       if (shown.has(urn) || always) {
         shown.add(urn);
+        ended.add(urn);
         await send(urn, message);
       }
     },
