@@ -90,6 +90,53 @@ describe("the bundled native plugin", () => {
     }
   });
 
+  it("answers the engine's Handshake with what Configure answers, so the engine has no reason to warn", async () => {
+    const port = await startPlugin();
+    const { grpc, providerService, provider: proto, struct } = pulumiGrpc();
+    const client = new providerService.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const call = (method: string, req: unknown) =>
+      new Promise<any>((resolve, reject) => client[method](req, (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r))));
+    try {
+      const hello = await call(
+        "handshake",
+        new proto.ProviderHandshakeRequest()
+          .setEngineAddress("127.0.0.1:9")
+          .setRootDirectory(REPO_ROOT)
+          .setProgramDirectory(REPO_ROOT)
+          .setConfigureWithUrn(true)
+          .setSupportsViews(true)
+          .setInvokeWithPreview(true),
+      );
+      const configured = await call(
+        "configure",
+        new proto.ConfigureRequest()
+          .setArgs(struct.Struct.fromJavaScript({ endpoint: "http://127.0.0.1:1", token: "t" }))
+          .setAcceptsecrets(false),
+      );
+      expect(hello.toObject()).toEqual({
+        acceptSecrets: true,
+        acceptResources: false,
+        acceptOutputs: false,
+        supportsAutonamingConfiguration: false,
+        acceptsByteString: false,
+        acceptsOutputsInInvoke: false,
+        acceptsOutputsInCall: false,
+        acceptsOutputsInCheck: false,
+      });
+      expect({
+        acceptSecrets: configured.getAcceptsecrets(),
+        acceptResources: configured.getAcceptresources(),
+        acceptOutputs: configured.getAcceptoutputs(),
+      }).toEqual({
+        acceptSecrets: hello.getAcceptSecrets(),
+        acceptResources: hello.getAcceptResources(),
+        acceptOutputs: hello.getAcceptOutputs(),
+      });
+    } finally {
+      client.close();
+    }
+  });
+
   it("holds gRPC and protobuf once (the copies @pulumi/pulumi's stubs load) and no @pulumi/pulumi beyond its stubs", () => {
     const text = fs.readFileSync(BUNDLE, "utf8");
     for (const name of ["@grpc/grpc-js", "google-protobuf"]) {
