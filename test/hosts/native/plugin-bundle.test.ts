@@ -4,7 +4,7 @@
  * `dist/plugin/bundle.js`, the plugin and every module it loads in one file. test/native runs it
  * under the real CLI from the tarball; here, what a bundle alone can get wrong.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -135,6 +135,13 @@ describe("the bundled native plugin", () => {
     } finally {
       client.close();
     }
+  });
+
+  it("is the executable's command line too: --version, and cms-kubeconfig and cms-recover as `kubeconfig` and `recover`", () => {
+    const run = (args: string[]) => execFileSync(PLUGIN, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    expect(run(["--version"])).toBe(`${pkg.version}\n`);
+    expect(run(["kubeconfig", "--help"])).toContain("cms-kubeconfig exec-credential CLUSTER_ID");
+    expect(run(["recover", "--help"])).toContain("Usage: cms-recover");
   });
 
   it("holds gRPC and protobuf once (the copies @pulumi/pulumi's stubs load) and no @pulumi/pulumi beyond its stubs", () => {
