@@ -1,6 +1,6 @@
 /**
  * The release's plugin executables (`scripts/release.mjs`, what `npm run release` runs after the
- * build), written from the built bundle into a temporary directory: the archives and their
+ * build), written from the built bundle once per test run (`releaseArchives`): the archives and their
  * SHA256SUMS; each archive's executable in its platform's format with the application injected;
  * and the linux-amd64 one run with no Node.js anywhere on PATH: `--version`, the plugin serving
  * the engine's protocol, and the exec credential and `recover` as its subcommands.
@@ -20,10 +20,12 @@ import { pulumiGrpc } from "../../src/hosts/pulumi-grpc";
 import { archiveName, TARGETS } from "../../scripts/release.mjs";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
 import { Api, waitForStatus } from "../support/emulator";
+import { releaseArchives } from "../support/packages";
 
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version;
 const PLATFORMS = process.env.CMS_RELEASE_PLATFORMS || "linux-amd64";
-const BUILT = PLATFORMS === "all" ? Object.keys(TARGETS) : PLATFORMS.split(",").map((s) => s.trim());
+/** linux-amd64, which these tests run, and whatever else CMS_RELEASE_PLATFORMS selects. */
+const BUILT = [...new Set(["linux-amd64", ...(PLATFORMS === "all" ? Object.keys(TARGETS) : PLATFORMS.split(",").map((s) => s.trim()))])];
 /** What Node.js looks for in its binary to know it carries an application, flipped to 1 by the injection. */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
@@ -38,21 +40,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "cms-release-test-"));
-  out = path.join(dir, "release");
-  await new Promise<void>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [
-        path.join(REPO_ROOT, "scripts/release.mjs"),
-        "--platforms",
-        BUILT.includes("linux-amd64") ? BUILT.join(",") : [...BUILT, "linux-amd64"].join(","),
-        "--out",
-        out,
-      ],
-      { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
-      (error, _stdout, stderr) => (error ? reject(new Error(`scripts/release.mjs failed: ${stderr}`)) : resolve()),
-    ),
-  );
+  out = await releaseArchives(BUILT);
   const extracted = path.join(dir, "linux-amd64");
   fs.mkdirSync(extracted);
   execFileSync("tar", ["-xzf", path.join(out, archiveName(VERSION, "linux-amd64")), "-C", extracted]);
