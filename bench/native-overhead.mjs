@@ -36,13 +36,12 @@
  *
  * Prints Markdown tables. Figures: docs/benchmarks.md.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import os from "node:os";
 import { createRequire } from "node:module";
 import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
-import { nowMs } from "./lib/observer.mjs";
+import { firstLine } from "./lib/first-line.mjs";
 import { destroyAll, median, runRounds, sampleLoads } from "./lib/rounds.mjs";
 
 const require = createRequire(import.meta.url);
@@ -223,29 +222,10 @@ async function measureStarts() {
   for (let i = 0; i < START_SAMPLES; i++) {
     for (const [label, [file, args]] of Object.entries(commands)) {
       out[label] ??= [];
-      out[label].push(await firstLine(file, args));
+      out[label].push(await firstLine(file, args, { ...process.env, CMS_ENDPOINT: "http://127.0.0.1:9" }));
     }
   }
   return Object.fromEntries(Object.entries(out).map(([label, ms]) => [label, median(ms)]));
-}
-
-/** Ms from spawning `file` to its first line of stdout; the process is then killed. */
-function firstLine(file, args) {
-  return new Promise((resolve, reject) => {
-    const start = nowMs();
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, CMS_ENDPOINT: "http://127.0.0.1:9" } });
-    let buffered = "";
-    child.stdout.on("data", (chunk) => {
-      buffered += chunk;
-      if (!buffered.includes("\n")) return;
-      resolve(nowMs() - start);
-      child.kill("SIGKILL");
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      if (!buffered.includes("\n")) reject(new Error(`${file} exited (${code}) before printing a line`));
-    });
-  });
 }
 
 const secs = (ms) => (ms / 1000).toFixed(2);

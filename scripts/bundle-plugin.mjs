@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // scripts/bundle-plugin.mjs: write the native plugin as the package ships it, in dist/plugin:
-// - bundle.js: the compiled plugin (dist/hosts/native/main.js) and every module it loads, the
-//   HTTP client and its dependencies included, in one file;
+// - bundle.js: the compiled plugin's command line (dist/plugin-command.js: the plugin, and the
+//   `kubeconfig` and `recover` commands) and every module it loads, the HTTP client and its
+//   dependencies included, in one file;
 // - pulumi-resource-cms.js, the package's `pulumi-resource-cms` bin: turns Node's module compile
 //   cache on, then loads bundle.js (the cache must be on before the bundle is compiled);
 // - THIRD-PARTY-NOTICES.md: the licences of the packages bundled.
@@ -32,7 +33,7 @@ const SINGLE_COPY = ["@grpc/grpc-js", "google-protobuf"];
 /**
  * The bundle's entry: hand the plugin the engine's protocol (src/hosts/pulumi-grpc.ts, whose
  * table names the modules), each required from @pulumi/pulumi's stubs' directory as the stubs
- * require it, then run the plugin.
+ * require it, then run the command line (src/plugin-command.ts).
  */
 function entrySource() {
   const grpcModule = path.join(root, "dist/hosts/pulumi-grpc.js");
@@ -43,7 +44,7 @@ function entrySource() {
     `require(${JSON.stringify(grpcModule)}).usePulumiGrpc({`,
     ...lines,
     "});",
-    `require(${JSON.stringify(path.join(root, "dist/hosts/native/main.js"))}).runPlugin();`,
+    `require(${JSON.stringify(path.join(root, "dist/plugin-command.js"))}).runPluginCommand(process.argv.slice(2));`,
     "",
   ].join("\n");
 }

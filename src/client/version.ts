@@ -1,14 +1,22 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import * as sea from "node:sea";
 
 /**
- * This package's version, read from package.json at run time: `src/client`, `dist/client` and
- * `dist/plugin` (the bundled native plugin, which carries this module) are all two levels below
- * the package root, and importing the JSON would pull it outside `rootDir`.
+ * This package's package.json: read at run time beside the code (`src/client`, `dist/client` and
+ * `dist/plugin`, the bundled native plugin, which carries this module, are all two levels below
+ * the package root; importing the JSON would pull it outside `rootDir`), or, in the release's
+ * self-contained plugin executable (Node's single-executable application, `scripts/release.mjs`),
+ * from the copy embedded in it as an asset, since nothing lies beside that executable.
  */
+function packageJson(): string {
+  return sea.isSea() ? sea.getAsset("package.json", "utf8") : readFileSync(join(__dirname, "..", "..", "package.json"), "utf8");
+}
+
+/** This package's version. */
 export const PACKAGE_VERSION: string = (() => {
   try {
-    const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version?: unknown };
+    const pkg = JSON.parse(packageJson()) as { version?: unknown };
     return typeof pkg.version === "string" ? pkg.version : "0.0.0";
   } catch {
     return "0.0.0";

@@ -19,7 +19,7 @@ import { createClient } from "../client";
 import { ENV_ENDPOINT, ENV_TOKEN } from "../connection";
 import { redact } from "../client/redact";
 import { CmsError } from "../shared/cms-error";
-import { credentialConnection, credentialOf, currentKubeconfig, execCredential, execKubeconfig } from "./exec-credential";
+import { credentialConnection, credentialOf, currentKubeconfig, type ExecCommand, execCredential, execKubeconfig } from "./exec-credential";
 
 const USAGE = `Usage:
   cms-kubeconfig exec-credential CLUSTER_ID [--endpoint URL]
@@ -52,8 +52,17 @@ const processIo: Io = {
   err: (t) => process.stderr.write(t),
 };
 
-/** Runs the command with `argv` (without `node` and the script); resolves with the exit code. */
-export async function run(argv: string[], io: Io = processIo): Promise<number> {
+/** This script run by this Node.js: the command a kubeconfig written by `save` runs. */
+function thisScript(): ExecCommand {
+  return { command: process.execPath, args: [realpathSync(__filename)] };
+}
+
+/**
+ * Runs the command with `argv` (without `node` and the script); resolves with the exit code.
+ * `self` is how `save`'s kubeconfig runs this command again: this script by default; the plugin
+ * executable, which runs it as its `kubeconfig` subcommand, passes its own.
+ */
+export async function run(argv: string[], io: Io = processIo, self: () => ExecCommand = thisScript): Promise<number> {
   let secrets: string[] = [];
   try {
     const { values, positionals } = parseArgs({
@@ -78,11 +87,7 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
       return 0;
     }
     // `save`: the cluster's kubeconfig as the service sends it, its user running this installation.
-    const text = execKubeconfig(
-      kubeconfig,
-      { clusterId, endpoint: connection.endpoint },
-      { command: process.execPath, args: [realpathSync(__filename)] },
-    );
+    const text = execKubeconfig(kubeconfig, { clusterId, endpoint: connection.endpoint }, self());
     if (values.file) {
       // A fresh machine has no ~/.kube yet: made as kubectl makes it, private.
       mkdirSync(dirname(values.file), { recursive: true, mode: 0o700 });

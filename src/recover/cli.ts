@@ -137,8 +137,10 @@ function setting(env: string, key: string, stack: string | undefined): string {
   return value;
 }
 
-async function main(): Promise<number> {
+/** Runs the command with `argv` (without `node` and the script); resolves with the exit code. */
+export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
+    args: argv,
     options: {
       stack: { type: "string" },
       adopt: { type: "string", multiple: true },
@@ -216,10 +218,15 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`cms-recover: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(1);
-  },
-);
+/** The process of the command: runs it on its arguments and exits with its code (1 on an unexpected failure). */
+export function runProcess(argv: string[]): void {
+  run(argv).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(`cms-recover: ${e instanceof Error ? e.message : String(e)}`);
+      process.exit(1);
+    },
+  );
+}
+
+if (require.main === module) runProcess(process.argv.slice(2));

@@ -90,6 +90,21 @@ function packedOnce(pkg: string): string {
 }
 
 /**
+ * The release's plugin archives and SHA256SUMS for `platforms` (`scripts/release.mjs`, from the
+ * built bundle: what `npm run release` runs after the build), written once per test run; the
+ * directory holding them.
+ */
+export async function releaseArchives(platforms: readonly string[]): Promise<string> {
+  const slot = inRunOnce("releases", [...platforms].sort().join(","));
+  if (slot.ready) return slot.home;
+  await execFile(process.execPath, [path.join(REPO_ROOT, "scripts/release.mjs"), "--platforms", platforms.join(","), "--out", slot.own], {
+    cwd: REPO_ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return slot.publish();
+}
+
+/**
  * What a test run makes once for every file that needs it (a tarball, an install), kept in the
  * run's directory (`run-dir.ts`) under `area`, by `key`. When `ready` is false, make it in `own`,
  * then `publish()`: two files may make the same thing at once, each in a directory of its own,

@@ -62,6 +62,20 @@ const LOOKUPS: Record<string, (args: Record<string, unknown>) => LookupCall<unkn
   "cms:index:getKubeconfig": lookupKubeconfig,
 };
 
+/**
+ * What the plugin tells the engine it accepts, in Handshake and again in Configure (the protocol
+ * requires the two to agree): secrets as typed values (they stay secret through every operation);
+ * no resource references and no output values, which the plugin's inputs never hold; and no
+ * engine-provided auto-naming, since the plugin derives a cluster's name from the stack's own seed
+ * (`stackSeed` below), which is what lets a killed create be taken over by the next run.
+ */
+export const CAPABILITIES = {
+  acceptSecrets: true,
+  acceptResources: false,
+  acceptOutputs: false,
+  supportsAutonamingConfiguration: false,
+} as const;
+
 /** Secret members of each lookup's result. */
 const SECRET_RESULTS: Record<string, string[]> = { "cms:index:getKubeconfig": ["kubeconfig"] };
 
@@ -129,6 +143,19 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
   };
 
   const handlers: Record<string, Handler> = {
+    // The engine's first call (Pulumi 3.x): what this plugin accepts, before anything is configured.
+    // Answered from the same CAPABILITIES as configure, which the protocol requires to agree.
+    async handshake() {
+      return new proto.ProviderHandshakeResponse()
+        .setAcceptSecrets(CAPABILITIES.acceptSecrets)
+        .setAcceptResources(CAPABILITIES.acceptResources)
+        .setAcceptOutputs(CAPABILITIES.acceptOutputs)
+        .setSupportsAutonamingConfiguration(CAPABILITIES.supportsAutonamingConfiguration)
+        .setAcceptsByteString(false)
+        .setAcceptsOutputsInInvoke(false)
+        .setAcceptsOutputsInCall(false)
+        .setAcceptsOutputsInCheck(false);
+    },
     async getPluginInfo() {
       return new plugin.PluginInfo().setVersion(PACKAGE_VERSION);
     },
@@ -178,10 +205,10 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       // The engine configures a provider it is only previewing the creation of under the unknown id.
       seedIsProvisional = typeof req.hasId === "function" && req.hasId() && req.getId() === UNKNOWN;
       return new proto.ConfigureResponse()
-        .setAcceptsecrets(true)
+        .setAcceptsecrets(CAPABILITIES.acceptSecrets)
         .setSupportspreview(true)
-        .setAcceptresources(false)
-        .setAcceptoutputs(false);
+        .setAcceptresources(CAPABILITIES.acceptResources)
+        .setAcceptoutputs(CAPABILITIES.acceptOutputs);
     },
     async check(req) {
       requireCluster(req.getType() || typeOf(req.getUrn()));

@@ -4,7 +4,7 @@
  * `dist/plugin/bundle.js`, the plugin and every module it loads in one file. test/native runs it
  * under the real CLI from the tarball; here, what a bundle alone can get wrong.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -88,6 +88,60 @@ describe("the bundled native plugin", () => {
     } finally {
       client.close();
     }
+  });
+
+  it("answers the engine's Handshake with what Configure answers, so the engine has no reason to warn", async () => {
+    const port = await startPlugin();
+    const { grpc, providerService, provider: proto, struct } = pulumiGrpc();
+    const client = new providerService.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const call = (method: string, req: unknown) =>
+      new Promise<any>((resolve, reject) => client[method](req, (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r))));
+    try {
+      const hello = await call(
+        "handshake",
+        new proto.ProviderHandshakeRequest()
+          .setEngineAddress("127.0.0.1:9")
+          .setRootDirectory(REPO_ROOT)
+          .setProgramDirectory(REPO_ROOT)
+          .setConfigureWithUrn(true)
+          .setSupportsViews(true)
+          .setInvokeWithPreview(true),
+      );
+      const configured = await call(
+        "configure",
+        new proto.ConfigureRequest()
+          .setArgs(struct.Struct.fromJavaScript({ endpoint: "http://127.0.0.1:1", token: "t" }))
+          .setAcceptsecrets(false),
+      );
+      expect(hello.toObject()).toEqual({
+        acceptSecrets: true,
+        acceptResources: false,
+        acceptOutputs: false,
+        supportsAutonamingConfiguration: false,
+        acceptsByteString: false,
+        acceptsOutputsInInvoke: false,
+        acceptsOutputsInCall: false,
+        acceptsOutputsInCheck: false,
+      });
+      expect({
+        acceptSecrets: configured.getAcceptsecrets(),
+        acceptResources: configured.getAcceptresources(),
+        acceptOutputs: configured.getAcceptoutputs(),
+      }).toEqual({
+        acceptSecrets: hello.getAcceptSecrets(),
+        acceptResources: hello.getAcceptResources(),
+        acceptOutputs: hello.getAcceptOutputs(),
+      });
+    } finally {
+      client.close();
+    }
+  });
+
+  it("is the executable's command line too: --version, and cms-kubeconfig and cms-recover as `kubeconfig` and `recover`", () => {
+    const run = (args: string[]) => execFileSync(PLUGIN, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    expect(run(["--version"])).toBe(`${pkg.version}\n`);
+    expect(run(["kubeconfig", "--help"])).toContain("cms-kubeconfig exec-credential CLUSTER_ID");
+    expect(run(["recover", "--help"])).toContain("Usage: cms-recover");
   });
 
   it("holds gRPC and protobuf once (the copies @pulumi/pulumi's stubs load) and no @pulumi/pulumi beyond its stubs", () => {
