@@ -148,7 +148,10 @@ describe.skipIf(lifecycleSkipped())("examples/go without its `plugins:` entry", 
 });
 
 describe("the README's Go module instructions, typed in a new project beside a clone of this repository", () => {
-  const root = workDir("readme-go");
+  let root: string;
+  beforeAll(() => {
+    root = workDir("readme-go");
+  });
   afterAll(() => fs.promises.rm(root, { recursive: true, force: true }));
 
   it(
