@@ -27,6 +27,35 @@ export function nativePluginBin(): Promise<string> {
   return installed;
 }
 
+/** The examples on the native plugin, by directory under `examples/`. */
+export type NativeExample = "go" | "yaml";
+
+/** The plugin's directory as the examples' Pulumi.yaml names it (`npm install -g` with Node.js in /usr/local). */
+const EXAMPLE_PLUGIN_DIR = /(path: )\/usr\/local\/bin\b/;
+/** The Go example's `replace` of the SDK's module, relative to the example (`../../sdk/go`). */
+const EXAMPLE_SDK_REPLACE = /^(replace github\.com\/pulumi-cms\/pulumi-cms\/sdk\/go => )\.\.\/\.\.\/sdk\/go$/m;
+
+/**
+ * The files of `examples/<name>` a project needs (README.md stays behind), edited as its README
+ * tells a user to: Pulumi.yaml names `pluginDir`, where the plugin is installed (the README's
+ * `dirname "$(command -v pulumi-resource-cms)"`), in place of /usr/local/bin; and, the example
+ * copied out of this repository, go.mod replaces the SDK's module with this checkout's `sdk/go`.
+ * Throws when a file no longer holds what is edited, so that the examples and these edits cannot
+ * drift apart unnoticed.
+ */
+export function nativeExampleFiles(name: NativeExample, pluginDir: string): Record<string, string> {
+  const dir = path.join(REPO_ROOT, "examples", name);
+  const files: Record<string, string> = {};
+  for (const f of fs.readdirSync(dir)) if (f !== "README.md") files[f] = fs.readFileSync(path.join(dir, f), "utf8");
+  const edit = (file: string, pattern: RegExp, to: string) => {
+    if (!pattern.test(files[file] ?? "")) throw new Error(`examples/${name}/${file} no longer matches ${pattern}`);
+    files[file] = files[file].replace(pattern, `$1${to}`);
+  };
+  edit("Pulumi.yaml", EXAMPLE_PLUGIN_DIR, pluginDir);
+  if (name === "go") edit("go.mod", EXAMPLE_SDK_REPLACE, path.join(REPO_ROOT, "sdk", "go"));
+  return files;
+}
+
 /** Options of {@link createNativeProject}. */
 export interface NativeProjectOptions {
   /** The project's files: at least `Pulumi.yaml`. */
