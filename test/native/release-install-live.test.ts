@@ -13,6 +13,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
+import { PLUGIN_DOWNLOAD_URL } from "../../src/hosts/native/schema";
+import { createNodeNativeProject } from "../support/native";
 import { releaseArchives } from "../support/packages";
 
 const STEP = 240_000;
@@ -115,6 +117,37 @@ describe("the release's plugin archive, installed as Pulumi installs plugins, wi
       const project = await yamlProject("release-auto", `    options:\n      version: ${VERSION}\n      pluginDownloadURL: ${serverUrl}\n`);
       // The test driver turns the CLI's automatic plugin acquisition off for every other test.
       project.env = { ...project.env, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false" };
+      requested.length = 0;
+      await upAndDestroy(project);
+      expect(requested).toContain(`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`);
+      expect(fs.existsSync(path.join(project.home, "plugins", `resource-cms-v${VERSION}`, "pulumi-resource-cms"))).toBe(true);
+    },
+    STEP,
+  );
+
+  it(
+    "a pulumi-cms/native TypeScript program with no plugins entry: the engine fetches the plugin from the releases its SDK names",
+    async () => {
+      const project = await createNodeNativeProject({
+        name: "release-node",
+        noPluginsEntry: true,
+        program: `import * as cms from "pulumi-cms/native";
+const cluster = new cms.Cluster("cluster", { controlPlanes: 1, workers: 1, nodeSize: "small" });
+export const id = cluster.id;
+export const status = cluster.status;
+`,
+        files: {},
+        config: emu.stackConfig(),
+        secretConfig: emu.secretConfig(),
+        env: {
+          // The CLI and Node.js for the program; nothing of the plugin.
+          PATH: [cliOnly, path.dirname(process.execPath)].join(path.delimiter),
+          PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
+          // The project's GitHub releases, as the schema names them, served from loopback.
+          PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${PLUGIN_DOWNLOAD_URL.replace(/[.]/g, "\\.")}=${serverUrl}`,
+        },
+      });
+      projects.push(project);
       requested.length = 0;
       await upAndDestroy(project);
       expect(requested).toContain(`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`);

@@ -95,7 +95,12 @@ export async function createNativeProject(opts: NativeProjectOptions): Promise<P
  * node_modules, and a Pulumi.yaml naming that install's `node_modules/.bin` as the `cms`
  * plugin's directory, as the README tells. Nothing of the plugin is on PATH.
  */
-export async function createNodeNativeProject(opts: NativeProjectOptions & { program: string }): Promise<PulumiProject> {
+export async function createNodeNativeProject(
+  opts: NativeProjectOptions & {
+    program: string /** Without Pulumi.yaml's `plugins` entry: the engine finds or fetches the plugin itself. */;
+    noPluginsEntry?: boolean;
+  },
+): Promise<PulumiProject> {
   const dev = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).devDependencies as Record<string, string>;
   const workspace = await makeWorkspace("pulumi-cms-native-node-");
   await installProject(
@@ -111,7 +116,7 @@ export async function createNodeNativeProject(opts: NativeProjectOptions & { pro
     ["--ignore-scripts"],
   );
   const files = {
-    "Pulumi.yaml": `name: ${opts.name}\nruntime: nodejs\nmain: index.ts\nplugins:\n  providers:\n    - name: cms\n      path: node_modules/.bin\n`,
+    "Pulumi.yaml": `name: ${opts.name}\nruntime: nodejs\nmain: index.ts\n${opts.noPluginsEntry ? "" : "plugins:\n  providers:\n    - name: cms\n      path: node_modules/.bin\n"}`,
     "tsconfig.json": `${JSON.stringify({ compilerOptions: PULUMI_TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] }, null, 2)}\n`,
     "index.ts": opts.program,
     ...opts.files,

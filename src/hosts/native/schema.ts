@@ -85,6 +85,9 @@ const fn = (description: string, inputs: Record<string, unknown>, required: stri
   outputs,
 });
 
+/** The plugin's releases, as the engine names a GitHub owner's releases. */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-cms";
+
 /** The schema, for a plugin of version `version`. */
 export function packageSchema(version: string): Record<string, unknown> {
   return {
@@ -96,6 +99,10 @@ export function packageSchema(version: string): Record<string, unknown> {
     license: "Apache-2.0",
     repository: "https://github.com/pulumi-cms/pulumi-cms",
     publisher: "pulumi-cms",
+    // Where the engine fetches the plugin when a program needs it and it is not installed: the
+    // project's GitHub releases (repository pulumi-cms/pulumi-cms, the `pulumi-<name>` of this
+    // owner), whose assets are the archives `npm run release` writes. The SDKs carry it.
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     config: {
       variables: {
         endpoint: str("Base URL of the service, without `/v1`. Default: `CMS_ENDPOINT`."),
