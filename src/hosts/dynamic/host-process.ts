@@ -4,6 +4,8 @@
  * host loads the provider when the first operation arrives: every other operation the engine has
  * sent waits while it does. Outside that host (the program, tests, tools) nothing here applies.
  */
+import { engineAddressFromArgs } from "../engine-address";
+
 /**
  * The engine address when this process is Pulumi's Node dynamic-provider host
  * (`.../cmd/dynamic-provider/index.js <engine-address>`), else undefined.
@@ -13,6 +15,5 @@ export function engineAddressFromHost(
   mainFilename: string | undefined = require.main?.filename,
 ): string | undefined {
   if (!mainFilename || !/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(mainFilename)) return undefined;
-  const addr = argv[2];
-  return addr && /^[\w.\-[\]:]+:\d+$/.test(addr) ? addr : undefined;
+  return engineAddressFromArgs(argv.slice(2));
 }

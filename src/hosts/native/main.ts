@@ -13,16 +13,11 @@ import { ClusterInitError } from "../../provider/errors";
 import { offerHostProgress } from "../../provider/progress/progress";
 import { afterClientLoads } from "../../provider/connector";
 import { saveCompileCache } from "../compile-cache";
+import { engineAddressFromArgs } from "../engine-address";
 import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "../engine-watchdog";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { providerHandlers } from "./handlers";
-
-/** The engine's address: the last argument that is not a flag. */
-export function engineAddressFromArgs(args: readonly string[]): string | undefined {
-  const addr = [...args].reverse().find((a) => !a.startsWith("-"));
-  return addr && /^[\w.\-[\]:]+:\d+$/.test(addr) ? addr : undefined;
-}
 
 /**
  * A gRPC error for `e`: a {@link ClusterInitError} (its properties as the engine's property

@@ -11,6 +11,11 @@ describe("the host process", () => {
     expect(engineAddressFromHost(["node", host, "--flag"], host)).toBeUndefined();
   });
 
+  it("finds the engine after the logging flags the CLI passes with `-v` (`pulumi up -v=9 --logtostderr`)", () => {
+    const host = "/p/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js";
+    expect(engineAddressFromHost(["node", host, "--logtostderr", "-v=9", "--logflow", "127.0.0.1:41234"], host)).toBe("127.0.0.1:41234");
+  });
+
   // Inside a real host process: test/provider/serialized-provider-live.test.ts.
   it("does not touch the compile cache of any other process", () => {
     expect(useCompileCacheInHost()).toBeUndefined();
