@@ -23,7 +23,7 @@ import {
 import { codeBlocks } from "../support/docs";
 import { clusterSteps, createNativeProject, NATIVE_CLUSTER, nativeExampleFiles, nativePluginBin } from "../support/native";
 import { workDir } from "../support/packages";
-import { mutations } from "./project";
+import { expectOneNewCluster, mutations } from "./project";
 
 const execFile = promisify(execFileCb);
 /** A preview or up compiles the program first: minutes with a cold Go build cache. */
@@ -65,20 +65,7 @@ describe.skipIf(lifecycleSkipped())("examples/go (real CLI, Go language host, em
     "up creates one running cluster of the config's defaults and exports it, the kubeconfig a secret",
     async () => {
       expect(clusterSteps(track(await project.up()))).toEqual(["create"]);
-      const [cluster, ...others] = await emu.clusters();
-      expect(others).toEqual([]);
-      expect(cluster).toMatchObject({ status: "running", control_planes: 1, workers: 2, node_size: "small" });
-      expect(await project.outputs()).toEqual({
-        id: cluster.id,
-        name: cluster.name,
-        status: "running",
-        nodeCount: 3,
-        kubeconfig: "[secret]",
-      });
-      expect(cluster.name).toMatch(/^cluster-[0-9a-z]{7}$/);
-      const kubeconfig = (await emu.api("GET", `/v1/clusters/${cluster.id}/kubeconfig`)).text;
-      expect((await project.outputs({ showSecrets: true })).kubeconfig).toBe(kubeconfig);
-      expect((await project.exportStack()).text).not.toContain(emu.token);
+      await expectOneNewCluster(emu, project, (c) => ({ id: c.id, name: c.name, status: "running", nodeCount: 3 }));
     },
     STEP,
   );

@@ -12,6 +12,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { expect } from "vitest";
 import { parse } from "yaml";
 import { createProject, type LifecycleEmulator, type PulumiProject } from "../lifecycle/harness.mjs";
 import { installedOnce, providerTarball } from "../support/packages";
@@ -74,4 +75,24 @@ export async function mutations(emu: LifecycleEmulator): Promise<{ post: number;
     patch: counts["PATCH /v1/clusters/:cluster_id"] ?? 0,
     del: counts["DELETE /v1/clusters/:cluster_id"] ?? 0,
   };
+}
+
+/**
+ * After a native example's first `up`: the service holds one running cluster of the example's
+ * sizes (1 control plane, 2 small workers), auto-named; the stack's outputs are `outputsOf` it,
+ * the kubeconfig the service's, as a secret; the state holds no plain token.
+ */
+export async function expectOneNewCluster(
+  emu: LifecycleEmulator,
+  project: PulumiProject,
+  outputsOf: (cluster: { id: string; name: string }) => Record<string, unknown>,
+): Promise<void> {
+  const [cluster, ...others] = await emu.clusters();
+  expect(others).toEqual([]);
+  expect(cluster).toMatchObject({ status: "running", control_planes: 1, workers: 2, node_size: "small" });
+  expect(await project.outputs()).toEqual({ ...outputsOf(cluster), kubeconfig: "[secret]" });
+  expect(cluster.name).toMatch(/^cluster-[0-9a-z]{7}$/);
+  const kubeconfig = (await emu.api("GET", `/v1/clusters/${cluster.id}/kubeconfig`)).text;
+  expect((await project.outputs({ showSecrets: true })).kubeconfig).toBe(kubeconfig);
+  expect((await project.exportStack()).text).not.toContain(emu.token);
 }

@@ -18,7 +18,7 @@ import {
 } from "../lifecycle/harness.mjs";
 import { codeBlocks } from "../support/docs";
 import { clusterSteps, createNativeProject, NATIVE_CLUSTER, nativeExampleFiles, nativePluginBin } from "../support/native";
-import { mutations } from "./project";
+import { expectOneNewCluster, mutations } from "./project";
 
 const STEP = 5 * 60_000;
 
@@ -66,14 +66,7 @@ describe.skipIf(lifecycleSkipped())("examples/yaml (real CLI, YAML language host
     "up creates one running cluster and exports its name, its status as getCluster reads it, and the kubeconfig as a secret",
     async () => {
       expect(clusterSteps(track(await project.up()))).toEqual(["create"]);
-      const [cluster, ...others] = await emu.clusters();
-      expect(others).toEqual([]);
-      expect(cluster).toMatchObject({ status: "running", control_planes: 1, workers: 2, node_size: "small" });
-      expect(await project.outputs()).toEqual({ name: cluster.name, status: "running", kubeconfig: "[secret]" });
-      expect(cluster.name).toMatch(/^cluster-[0-9a-z]{7}$/);
-      const kubeconfig = (await emu.api("GET", `/v1/clusters/${cluster.id}/kubeconfig`)).text;
-      expect((await project.outputs({ showSecrets: true })).kubeconfig).toBe(kubeconfig);
-      expect((await project.exportStack()).text).not.toContain(emu.token);
+      await expectOneNewCluster(emu, project, (c) => ({ name: c.name, status: "running" }));
     },
     STEP,
   );
