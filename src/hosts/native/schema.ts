@@ -180,7 +180,7 @@ export function packageSchema(version: string): Record<string, unknown> {
       // Compiled into the package as `pulumi-cms/native` (tsconfig.native.json); the version
       // the SDK asks the engine for is the package's own.
       nodejs: {
-        packageName: "pulumi-cms",
+        packageName: "pulumi-cms/native",
         packageDescription: "The native face of pulumi-cms: cms:index:Cluster and its functions, served by pulumi-resource-cms.",
         respectSchemaVersion: true,
       },

@@ -24,6 +24,12 @@ describe("the native plugin's schema", () => {
     expect(cluster.properties.kubeconfig.secret).toBe(true);
   });
 
+  it("gives as its Node.js package the specifier of the native SDK, which generated programs (pulumi import) import", () => {
+    const { packageName } = (schema as unknown as { language: { nodejs: { packageName: string } } }).language.nodejs;
+    // The package refers to itself by name through its `exports`, as a user's project does.
+    expect(require.resolve(packageName, { paths: [REPO] })).toBe(path.join(REPO, "dist", "native", "index.js"));
+  });
+
   it("names a function for every lookup", () => {
     expect(Object.keys(schema.functions).sort()).toEqual(
       ["getCluster", "getClusters", "getKubeconfig", "getNode", "getNodes"].map((f) => `cms:index:${f}`),
