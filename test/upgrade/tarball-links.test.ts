@@ -59,7 +59,15 @@ const PACKAGES = [
   {
     name: "pulumi-cms",
     dir: REPO_ROOT,
-    shipped: ["README.md", "CHANGELOG.md", "docs/api-contract.md", "docs/gitops.md", "docs/how-it-works.md"],
+    shipped: [
+      "README.md",
+      "CHANGELOG.md",
+      "docs/_index.md",
+      "docs/installation-configuration.md",
+      "docs/api-contract.md",
+      "docs/gitops.md",
+      "docs/how-it-works.md",
+    ],
   },
   { name: "@pulumi-cms/emulator", dir: EMULATOR_PACKAGE, shipped: ["README.md", "docs/kubernetes.md"] },
   { name: "@pulumi-cms/contract", dir: CONTRACT_PACKAGE, shipped: ["README.md"] },

@@ -51,6 +51,8 @@ describe("the package tarball", () => {
     "README.md",
     "CHANGELOG.md",
     "LICENSE",
+    "docs/_index.md",
+    "docs/installation-configuration.md",
     "docs/api-contract.md",
     "docs/gitops.md",
     "docs/how-it-works.md",
