@@ -120,7 +120,7 @@ describe("the release workflow", () => {
     const publish = workflow.jobs.publish;
     expect(publish.needs).toEqual(["archives", "sign-macos"]);
     expect(publish.permissions).toEqual({ contents: "write", "id-token": "write" });
-    expect(runOf("publish", /gh release create/)).toContain("dist/release/*");
+    expect(runOf("publish", /gh release create/)).toContain('"$ARCHIVES"/*');
     const npm = runOf("publish", /npm publish/);
     expect(npm).toContain("npm publish --provenance --access public");
     const order = ["publish @pulumi-cms/contract", "publish @pulumi-cms/emulator", "publish pulumi-cms"].map((p) => npm.indexOf(p));
