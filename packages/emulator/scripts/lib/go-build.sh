@@ -1,5 +1,5 @@
 # packages/emulator/scripts/lib/go-build.sh: what the scripts that build from Go modules into the cache share
-# (scripts/ensure-pulumi of the repository, scripts/ensure-kubernetes of this package). Sourced, not run. The caller sets
+# (scripts/ensure-pulumi, scripts/ensure-pulumi-kubernetes and scripts/ensure-actionlint of the repository, scripts/ensure-kubernetes of this package). Sourced, not run. The caller sets
 # SCRIPT_NAME (the prefix of every message) and defines `die` before calling these.
 
 log() { printf '%s: %s\n' "$SCRIPT_NAME" "$*" >&2; }
