@@ -122,18 +122,22 @@ function run(command: string, args: string[], onSpawn?: (pid: number) => void): 
   });
 }
 
-/** How long the lock directory is watched once our `pulumi up` holds its lock: its check of the other locks comes right after it writes its own. */
-const WATCH_AFTER_OWN_LOCK_MS = 3_000;
+/**
+ * How long the lock directory is watched once a new lock is in it: an update checks for other
+ * locks right after it writes its own, so a race is decided within milliseconds of the first.
+ */
+const WATCH_AFTER_FIRST_LOCK_MS = 3_000;
 
 async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<number> {
   const parts = stackParts(stackArg, projectName());
   const url = backendUrl();
   const store = storeFor(url, parts.project, parts.stack);
   const layout = store.layoutVersion();
-  if (layout !== undefined && layout < 1) {
+  // An older CLI's layout keeps the locks elsewhere: finding none there proves nothing.
+  if (layout === undefined || layout < 1) {
     throw new UsageError(
-      "the backend is in the layout of older CLIs (.pulumi/meta.yaml: no version 1), which keeps locks where this command does not look: " +
-        "move it to the current layout once with `pulumi state upgrade`",
+      `${url.split("?")[0].replace(/\/\/[^/@]*@/, "//")} has no .pulumi/meta.yaml with version 1: it holds no stack yet (log in and create the stack first), ` +
+        "or it is in the layout of older CLIs, which keeps locks where this command does not look (move it to the current layout once with `pulumi state upgrade`)",
     );
   }
 
@@ -166,10 +170,9 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
   const watch: LockWatch = await store.watch();
   let upPid = 0;
   let stopTimer: NodeJS.Timeout | undefined;
-  // Our lock is in the store: the race, if any, is decided a moment later.
-  const ownLockSeen = setInterval(() => {
-    const ours = [...watch.seen.values()].some((l) => l.owner?.pid === upPid && l.owner.hostname === os.hostname());
-    if (ours && !stopTimer) stopTimer = setTimeout(() => void watch.stop(), WATCH_AFTER_OWN_LOCK_MS);
+  const firstLockSeen = setInterval(() => {
+    const appeared = [...watch.seen.keys()].some((key) => !before.has(key));
+    if (appeared && !stopTimer) stopTimer = setTimeout(() => void watch.stop(), WATCH_AFTER_FIRST_LOCK_MS);
   }, 50);
   let code: number;
   try {
@@ -177,7 +180,7 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
       upPid = pid;
     });
   } finally {
-    clearInterval(ownLockSeen);
+    clearInterval(firstLockSeen);
     clearTimeout(stopTimer);
     await watch.stop();
   }

@@ -365,6 +365,31 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
   );
 
   it(
+    "merge on a backend whose locks the command does not read: it changes nothing, exits 64 and says what to do",
+    async () => {
+      const bucket = await script(MERGE_COMMAND, "cms-gitops merge", {
+        allowFailure: true,
+        extraEnv: { PULUMI_BACKEND_URL: "s3://team-bucket/pulumi" },
+      });
+      expect(bucket.code, bucket.output).toBe(64);
+      expect(bucket.output).toContain("it reads the locks of file:// and postgres:// backends, not s3://");
+      expect(bucket.output).toContain("s3://team-bucket/pulumi/.pulumi/locks/organization/clusters/prod/*.json");
+      expect(bucket.output).toContain("cms-recover --stack prod");
+      // A directory that holds no backend of the current layout: no lock found there proves nothing.
+      const empty = path.join(work, "not-a-backend");
+      fs.mkdirSync(empty, { recursive: true });
+      const legacy = await script(MERGE_COMMAND, "cms-gitops merge", {
+        allowFailure: true,
+        extraEnv: { PULUMI_BACKEND_URL: `file://${empty}` },
+      });
+      expect(legacy.code, legacy.output).toBe(64);
+      expect(legacy.output).toContain("`pulumi state upgrade`");
+      expect(await emu.clusters()).toHaveLength(1);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
     "two merges of the stack started at the same moment: never both run; the one that loses changes nothing and says another update started at the same moment (exit 4)",
     async () => {
       const checkouts = [repo, otherCheckout()];
