@@ -14,7 +14,7 @@
  *   dynamic-provider host). Also the two files stacks load by path, which stay in
  *   `src/provider/` because their `dist/` paths are the state contract (CHANGELOG.md).
  * - surface (`src/index.ts`, `plugin-command.ts`, `resources/`, `functions/`, `kubernetes/`,
- *   `recover/`, `emulator/`): what users import and run.
+ *   `recover/`, `gitops/`, `emulator/`): what users import and run.
  *
  * A module may import its own layer and the layers below it, never one above.
  *
@@ -27,7 +27,7 @@
  */
 const CONTRACT_FILES = "^src/provider/(entry|cluster-provider)[.]ts$";
 const HOSTS = ["^src/hosts/", CONTRACT_FILES];
-const SURFACE = "^src/(index[.]ts$|plugin-command[.]ts$|resources/|functions/|kubernetes/|recover/|emulator/)";
+const SURFACE = "^src/(index[.]ts$|plugin-command[.]ts$|resources/|functions/|kubernetes/|recover/|gitops/|emulator/)";
 
 module.exports = {
   forbidden: [

@@ -5,10 +5,13 @@
  * with a read-only token, as the doc says they may). Between the jobs, what a pipeline would see:
  * the preview changes nothing, the merge creates the cluster, the drift gate passes, then fails
  * once the cluster is changed in the console, with the values, which the pull request's preview
- * shows too; the merge beside a live `pulumi up` changes nothing and lets it finish; after a job
- * killed while creating, the merge removes its lock, records the cluster and deploys. All of it
- * twice: on a `file://` backend, and on a `postgres://` one (a throwaway PostgreSQL server,
- * `scripts/postgres`), whose locks the merge job clears with `psql`.
+ * shows too; the merge beside a live `pulumi up` changes nothing and lets it finish, also on a
+ * runner whose clock is 10 minutes ahead (a shifted JavaScript clock, test/support/skewed-clock.cjs:
+ * the lock's age is the backend's to tell); after a job killed while creating, the merge removes
+ * its lock, records the cluster and deploys; two merges started at the same moment never both
+ * run, and the one that loses says so (exit 4). All of it twice: on a `file://` backend, and on a
+ * `postgres://` one (a throwaway PostgreSQL server, `scripts/postgres`), whose locks the merge
+ * job (`cms-gitops merge`) reads with `psql`.
  */
 import { execFile as execFileCb, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -29,6 +32,7 @@ import {
 } from "../lifecycle/harness.mjs";
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
 import { bashBlockAfter } from "../support/docs";
+import { LOST_RACE, MERGE_COMMAND, stackHistory } from "../support/gitops-runners.mjs";
 import { type BackendKind, lockKeys, type StateBackend, startBackend } from "../support/state-backends";
 
 const execFile = promisify(execFileCb);
@@ -44,6 +48,7 @@ if (process.env.EXTRA) new cms.Cluster("extra", { controlPlanes: 1, workers: 1, 
 exports.clusterId = cluster.id;
 `;
 const READ_ONLY_TOKEN = "tok-gitops-read-only";
+const SKEWED_CLOCK = path.join(REPO_ROOT, "test", "support", "skewed-clock.cjs");
 
 const BACKENDS: BackendKind[] = ["file", "postgres"];
 
@@ -60,9 +65,18 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
     title: string,
     { allowFailure = false, extraEnv = {} as NodeJS.ProcessEnv } = {},
   ): Promise<{ code: number; output: string }> {
+    return script(bashBlockAfter(doc, `### ${title}`, "docs/gitops.md"), `job "${title}"`, { allowFailure, extraEnv });
+  }
+
+  /** Run `text` with `bash -eu` in `cwd`; resolves with its output, rejects with it on a non-zero exit. */
+  async function script(
+    text: string,
+    what: string,
+    { allowFailure = false, extraEnv = {} as NodeJS.ProcessEnv, cwd = repo } = {},
+  ): Promise<{ code: number; output: string }> {
     try {
-      const { stdout, stderr } = await execFile("bash", ["-eu", "-c", bashBlockAfter(doc, `### ${title}`, "docs/gitops.md")], {
-        cwd: repo,
+      const { stdout, stderr } = await execFile("bash", ["-eu", "-c", text], {
+        cwd,
         env: { ...env, ...extraEnv },
         maxBuffer: 64 * 1024 * 1024,
       });
@@ -70,7 +84,7 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
     } catch (e) {
       const err = e as { code?: number; stdout?: string; stderr?: string };
       const output = `${err.stdout ?? ""}${err.stderr ?? ""}`;
-      if (!allowFailure) throw new Error(`job "${title}" failed (${err.code}):\n${output}`);
+      if (!allowFailure) throw new Error(`${what} failed (${err.code}):\n${output}`);
       return { code: err.code ?? 1, output };
     }
   }
@@ -135,6 +149,45 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
 
   /** The stack's locks (the self-managed backend's `.pulumi/locks`). */
   const lockFiles = () => lockKeys(backend);
+
+  /** Another checkout of the repository (another runner, a person's laptop) on the same backend. */
+  function otherCheckout(): string {
+    const other = path.join(work, "other");
+    if (!fs.existsSync(other)) fs.cpSync(repo, other, { recursive: true, verbatimSymlinks: true });
+    return other;
+  }
+
+  /**
+   * `during` runs while another checkout's `pulumi up` scales the cluster to `workers` and holds
+   * the stack's lock: the service answers its reads with 503 until `during` is over, so the update
+   * keeps polling for as long as the test needs. Then the update finishes, unharmed.
+   */
+  async function besideLiveUpdate(workers: number, during: () => Promise<void>): Promise<void> {
+    const [cluster] = await emu.clusters();
+    await emu.control.resetRequestCounts();
+    await emu.control.injectFault({ kind: "status", status: 503, method: "GET", path: "/v1/clusters", count: 1_000_000 });
+    let live: Promise<RunResult> | undefined;
+    try {
+      live = upBeside({ WORKERS: String(workers) }, undefined, otherCheckout());
+      await eventually(async () => ((await emu.control.requestCounts())["GET /v1/clusters/:cluster_id"] ?? 0) > 0, {
+        timeoutMs: 120_000,
+        what: "the live update polling the scaled cluster",
+      });
+      expect(await emu.clusters()).toMatchObject([{ id: cluster.id, workers }]);
+      await during();
+      expect(lockFiles()).toHaveLength(1);
+      await emu.control.clearFaults();
+      const finished = await live;
+      expect(finished.code, finished.output).toBe(0);
+      // What `pulumi cancel` says when it cancels an update: never here.
+      expect(finished.output).not.toMatch(/has been canceled/);
+      expect(await emu.clusters()).toMatchObject([{ id: cluster.id, workers, status: "running" }]);
+      expect(lockFiles()).toEqual([]);
+    } finally {
+      await emu.control.clearFaults();
+      await live;
+    }
+  }
 
   afterAll(async () => {
     if (repo && env) {
@@ -230,39 +283,43 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
   );
 
   it(
-    "merge beside a live `pulumi up`: the merge fails and changes nothing; the live update finishes",
+    "merge beside a live `pulumi up`: the merge fails (exit 3) and changes nothing; the live update finishes",
     async () => {
-      const [cluster] = await emu.clusters();
-      // Another checkout of the repository (another runner, a person's laptop) on the same backend.
-      const other = path.join(work, "other");
-      fs.cpSync(repo, other, { recursive: true, verbatimSymlinks: true });
-      // The service answers the live update's reads with 503 until the merge job is over: the
-      // update keeps polling, holding the stack's lock, for as long as the test needs.
-      await emu.control.resetRequestCounts();
-      await emu.control.injectFault({ kind: "status", status: 503, method: "GET", path: "/v1/clusters", count: 1_000_000 });
-      let live: Promise<RunResult> | undefined;
-      try {
-        live = upBeside({ WORKERS: "3" }, undefined, other);
-        await eventually(async () => ((await emu.control.requestCounts())["GET /v1/clusters/:cluster_id"] ?? 0) > 0, {
-          timeoutMs: 120_000,
-          what: "the live update polling the scaled cluster",
-        });
-        expect(await emu.clusters()).toMatchObject([{ id: cluster.id, workers: 3 }]);
+      await besideLiveUpdate(3, async () => {
         const merge = await job("Merge", { allowFailure: true });
-        expect(merge.code, merge.output).not.toBe(0);
+        expect(merge.code, merge.output).toBe(3);
+        expect(merge.output).toMatch(/the stack is locked by \S+@\S+ \(pid \d+\), taken \d+s ago by the backend's clock/);
         expect(merge.output).toContain("an update may be running; nothing was changed");
-        expect(lockFiles()).toHaveLength(1);
-        await emu.control.clearFaults();
-        const finished = await live;
-        expect(finished.code, finished.output).toBe(0);
-        // What `pulumi cancel` says when it cancels an update: never here.
-        for (const output of [merge.output, finished.output]) expect(output).not.toMatch(/has been canceled/);
-        expect(await emu.clusters()).toMatchObject([{ id: cluster.id, workers: 3, status: "running" }]);
-        expect(lockFiles()).toEqual([]);
-      } finally {
-        await emu.control.clearFaults();
-        await live;
-      }
+        expect(merge.output).not.toMatch(/has been canceled/);
+      });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "merge on a runner whose clock is 10 minutes ahead, job timeout 5 minutes, beside a live `pulumi up`: the lock's age is the backend's, so the merge refuses it (exit 3)",
+    async () => {
+      const skewed = {
+        NODE_OPTIONS: `--require ${SKEWED_CLOCK}`,
+        CMS_TEST_CLOCK_OFFSET_MS: String(10 * 60_000),
+        JOB_TIMEOUT_MINUTES: "5",
+      };
+      await besideLiveUpdate(2, async () => {
+        // By this runner's clock, the live update's lock is older than the job timeout: what a
+        // merge job that trusted it would have taken for a killed job's.
+        const [lock] = lockFiles();
+        const taken = JSON.parse(backend.read(lock) ?? "{}").timestamp;
+        const ageByRunner = execFileSync("node", ["-e", "console.log((Date.now() - Date.parse(process.argv[1])) / 1000)", taken], {
+          env: { ...env, ...skewed },
+          encoding: "utf8",
+        });
+        expect(Number(ageByRunner)).toBeGreaterThan(5 * 60);
+        const merge = await job("Merge", { allowFailure: true, extraEnv: skewed });
+        expect(merge.code, merge.output).toBe(3);
+        expect(merge.output).toMatch(
+          /taken \d+s ago by the backend's clock \(less than the job timeout, 5 min\): an update may be running/,
+        );
+      });
     },
     STEP_TIMEOUT,
   );
@@ -303,6 +360,62 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
       } finally {
         await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
       }
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "merge on a backend whose locks the command does not read: it changes nothing, exits 64 and says what to do",
+    async () => {
+      const bucket = await script(MERGE_COMMAND, "cms-gitops merge", {
+        allowFailure: true,
+        extraEnv: { PULUMI_BACKEND_URL: "s3://team-bucket/pulumi" },
+      });
+      expect(bucket.code, bucket.output).toBe(64);
+      expect(bucket.output).toContain("it reads the locks of file:// and postgres:// backends, not s3://");
+      expect(bucket.output).toContain("s3://team-bucket/pulumi/.pulumi/locks/organization/clusters/prod/*.json");
+      expect(bucket.output).toContain("cms-recover --stack prod");
+      // A directory that holds no backend of the current layout: no lock found there proves nothing.
+      const empty = path.join(work, "not-a-backend");
+      fs.mkdirSync(empty, { recursive: true });
+      const legacy = await script(MERGE_COMMAND, "cms-gitops merge", {
+        allowFailure: true,
+        extraEnv: { PULUMI_BACKEND_URL: `file://${empty}` },
+      });
+      expect(legacy.code, legacy.output).toBe(64);
+      expect(legacy.output).toContain("`pulumi state upgrade`");
+      expect(await emu.clusters()).toHaveLength(1);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "two merges of the stack started at the same moment: never both run; the one that loses changes nothing and says another update started at the same moment (exit 4)",
+    async () => {
+      const checkouts = [repo, otherCheckout()];
+      let lost: { code: number; output: string } | undefined;
+      // The first to lock wins. The loser's own check may see the winner's update running already
+      // (exit 3); until a race is lost inside `pulumi up`, start another round.
+      for (let round = 0; round < 4 && !lost; round++) {
+        const runs = await Promise.all(
+          checkouts.map((cwd) =>
+            script(MERGE_COMMAND, "cms-gitops merge", { cwd, allowFailure: true, extraEnv: { WORKERS: String(2 + (round % 2)) } }),
+          ),
+        );
+        for (const run of runs) {
+          expect([0, 3, 4], run.output).toContain(run.code);
+          if (run.code === 3) expect(run.output).toContain("an update may be running; nothing was changed");
+          if (run.code === 4) expect(run.output).toContain(`${LOST_RACE} (`);
+          if (run.code === 4) expect(run.output).toContain("run the job again");
+        }
+        lost ??= runs.find((r) => r.code === 4);
+        expect(lockFiles()).toEqual([]);
+      }
+      expect(lost, "no round was lost inside `pulumi up`").toBeDefined();
+      // Never two updates of the stack at once: each one it records ends before the next starts.
+      const updates = stackHistory({ project: "clusters", repo, env }).filter((u) => u.kind === "update");
+      for (let i = 1; i < updates.length; i++) expect(updates[i].start).toBeGreaterThanOrEqual(updates[i - 1].end);
+      expect((await emu.clusters()).map((c) => c.name)).toEqual([expect.stringMatching(/^prod-/)]);
     },
     STEP_TIMEOUT,
   );

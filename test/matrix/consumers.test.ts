@@ -249,4 +249,12 @@ describe("consumers: the packed package from TypeScript 5 and 7 (CommonJS and ES
     },
     STEP_TIMEOUT,
   );
+
+  it(
+    "the cms-gitops bin answers --help",
+    async () => {
+      expect(await run(installed, path.join(installed, "node_modules", ".bin", "cms-gitops"), ["--help"])).toMatch(/cms-gitops merge/);
+    },
+    STEP_TIMEOUT,
+  );
 });

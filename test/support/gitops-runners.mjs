@@ -118,6 +118,34 @@ export function runJob(runner, title, { extraEnv = {}, onSpawn, timeoutMs = 10 *
 }
 
 /**
+ * The line of docs/gitops.md's merge job that runs `cms-gitops merge`: the job once `npm ci` and
+ * the login are done, for runs that must start at the same moment (`npm ci` takes each runner a
+ * different time).
+ */
+export const MERGE_COMMAND = (() => {
+  const line = bashBlockAfter(DOC, "### Merge", "docs/gitops.md")
+    .split("\n")
+    .find((l) => l.includes("cms-gitops merge"));
+  if (!line) throw new Error("docs/gitops.md: the merge job runs no `cms-gitops merge`");
+  return line;
+})();
+
+/**
+ * {@link MERGE_COMMAND}, as written, with `bash -eu` in the runner's working copy. Never rejects
+ * for a non-zero exit (look at `code`).
+ *
+ * @param {Runner} runner
+ * @param {{ extraEnv?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @returns {Promise<JobResult>}
+ */
+export function runMergeCommand(runner, { extraEnv = {}, timeoutMs = 10 * 60_000 } = {}) {
+  return timed(execFile("bash", ["-eu", "-c", MERGE_COMMAND], { cwd: runner.repo, env: { ...runner.env, ...extraEnv }, timeoutMs }));
+}
+
+/** What `cms-gitops merge` says, exiting 4, when another update of the stack started at the same moment. */
+export const LOST_RACE = "another update of this stack started at the same moment";
+
+/**
  * The merge job's update alone, `pulumi up --stack prod --refresh --yes --non-interactive
  * --skip-preview` (what the merge job runs once the stack is unlocked), in the runner's working copy.
  *

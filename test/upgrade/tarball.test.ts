@@ -61,6 +61,8 @@ describe("the package tarball", () => {
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
     "dist/emulator/index.js",
     "dist/recover/cli.js",
+    // The `cms-gitops` bin: docs/gitops.md's merge job.
+    "dist/gitops/cli.js",
     // The `cms-kubeconfig` bin: the exec credential plugin that kubernetesProvider's kubeconfig runs.
     "dist/kubernetes/cli.js",
     // The native plugin: the `pulumi-resource-cms` bin (test/native runs it from this tarball),
