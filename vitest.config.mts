@@ -15,6 +15,7 @@ const NEEDS_KUBERNETES = [
   "test/examples/kubernetes-app-live.test.ts",
   "test/examples/kubernetes-app-no-kubernetes-live.test.ts",
   "test/docs/gitops-kubernetes.test.ts",
+  "test/native/yaml-kubernetes-live.test.ts",
   "packages/emulator/test/kubernetes-*.test.ts",
 ];
 const ALL = ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"];

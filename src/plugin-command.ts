@@ -11,22 +11,11 @@
  *
  * The engine starts a plugin with flags and its own address, never with one of these words first.
  */
-import { realpathSync } from "node:fs";
-import * as sea from "node:sea";
 import { PACKAGE_VERSION } from "./client/version";
 import { runPlugin } from "./hosts/native/main";
 import { run as runKubeconfig } from "./kubernetes/cli";
-import type { ExecCommand } from "./kubernetes/exec-credential";
+import { pluginKubeconfigCommand } from "./hosts/native/kubeconfig-command";
 import { runProcess as runRecover } from "./recover/cli";
-
-/**
- * How a kubeconfig written by `kubeconfig save` runs `kubeconfig exec-credential` again: the
- * executable itself, or this Node.js with the bin it ran (the bundle's own file name is not the bin's).
- */
-function kubeconfigCommand(): ExecCommand {
-  const args = sea.isSea() ? [] : [realpathSync(process.argv[1])];
-  return { command: process.execPath, args: [...args, "kubeconfig"] };
-}
 
 /** Runs the command line `argv` (without the executable, or `node` and the bin). */
 export function runPluginCommand(argv: readonly string[]): void {
@@ -36,7 +25,7 @@ export function runPluginCommand(argv: readonly string[]): void {
       process.stdout.write(`${PACKAGE_VERSION}\n`);
       return;
     case "kubeconfig":
-      void runKubeconfig(rest, undefined, kubeconfigCommand).then((code) => process.exit(code));
+      void runKubeconfig(rest, undefined, pluginKubeconfigCommand).then((code) => process.exit(code));
       return;
     case "recover":
       runRecover(rest);

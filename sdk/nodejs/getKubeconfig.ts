@@ -14,6 +14,7 @@ export function getKubeconfig(args: GetKubeconfigArgs, opts?: pulumi.InvokeOptio
     return pulumi.runtime.invoke("cms:index:getKubeconfig", {
         "clusterId": args.clusterId,
         "connection": args.connection,
+        "credential": args.credential,
     }, opts);
 }
 
@@ -26,6 +27,10 @@ export interface GetKubeconfigArgs {
      * Explicit endpoint and token for this call.
      */
     connection?: inputs.Connection;
+    /**
+     * `static` (default): the kubeconfig as the service sends it, with the cluster's credential, which a rotation in the console makes stale. `exec`: the same kubeconfig whose user runs `pulumi-resource-cms kubeconfig exec-credential` (this plugin's executable, by absolute path) to fetch the current credential at each use, so a credential rotated in the console needs nothing done; for the `kubeconfig` of a Kubernetes provider. It records the token of the call's `connection` or of the provider's configuration (encrypted, as the kubeconfig is a secret), never `CMS_TOKEN`, which the command reads from its environment.
+     */
+    credential?: string;
 }
 
 export interface GetKubeconfigResult {
@@ -46,6 +51,7 @@ export function getKubeconfigOutput(args: GetKubeconfigOutputArgs, opts?: pulumi
     return pulumi.runtime.invokeOutput("cms:index:getKubeconfig", {
         "clusterId": args.clusterId,
         "connection": args.connection,
+        "credential": args.credential,
     }, opts);
 }
 
@@ -58,4 +64,8 @@ export interface GetKubeconfigOutputArgs {
      * Explicit endpoint and token for this call.
      */
     connection?: pulumi.Input<inputs.ConnectionArgs | undefined>;
+    /**
+     * `static` (default): the kubeconfig as the service sends it, with the cluster's credential, which a rotation in the console makes stale. `exec`: the same kubeconfig whose user runs `pulumi-resource-cms kubeconfig exec-credential` (this plugin's executable, by absolute path) to fetch the current credential at each use, so a credential rotated in the console needs nothing done; for the `kubeconfig` of a Kubernetes provider. It records the token of the call's `connection` or of the provider's configuration (encrypted, as the kubeconfig is a secret), never `CMS_TOKEN`, which the command reads from its environment.
+     */
+    credential?: pulumi.Input<string | undefined>;
 }

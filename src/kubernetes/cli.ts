@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `cms-kubeconfig`: kubeconfigs whose credential survives a rotation (exec-credential.ts).
+ * `cms-kubeconfig`: kubeconfigs whose credential survives a rotation (provider/exec-credential.ts).
  *
  * - `cms-kubeconfig exec-credential CLUSTER_ID [--endpoint URL]`: what kubectl and the Kubernetes
  *   provider run; prints the cluster's current credential as an ExecCredential on stdout. Errors
@@ -19,7 +19,14 @@ import { createClient } from "../client";
 import { ENV_ENDPOINT, ENV_TOKEN } from "../connection";
 import { redact } from "../client/redact";
 import { CmsError } from "../shared/cms-error";
-import { credentialConnection, credentialOf, currentKubeconfig, type ExecCommand, execCredential, execKubeconfig } from "./exec-credential";
+import {
+  credentialConnection,
+  credentialOf,
+  currentKubeconfig,
+  type ExecCommand,
+  execCredential,
+  execKubeconfig,
+} from "../provider/exec-credential";
 
 const USAGE = `Usage:
   cms-kubeconfig exec-credential CLUSTER_ID [--endpoint URL]

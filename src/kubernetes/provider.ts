@@ -11,7 +11,7 @@ import { normalizeEndpoint } from "../client/options";
 import { ENV_ENDPOINT } from "../connection";
 import { connectionFromStackConfig } from "../connection/stack-config";
 import { type Cluster, explicitConnectionOf } from "../resources/cluster";
-import { execKubeconfig } from "./exec-credential";
+import { execKubeconfig } from "../provider/exec-credential";
 import { loadKubernetes } from "./load";
 import { InvalidArgumentError } from "../shared/invalid-argument-error";
 

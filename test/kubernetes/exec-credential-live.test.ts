@@ -14,7 +14,7 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import { run, type Io } from "../../src/kubernetes/cli";
-import { ENV_RECORDED_TOKEN, execKubeconfig, PROJECT_BOOTSTRAP } from "../../src/kubernetes/exec-credential";
+import { ENV_RECORDED_TOKEN, execKubeconfig, PROJECT_BOOTSTRAP } from "../../src/provider/exec-credential";
 import { Api, waitForStatus, waitUntilGone } from "../support/emulator";
 
 const ROOT = resolve(__dirname, "../..");

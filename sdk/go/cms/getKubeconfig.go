@@ -27,6 +27,8 @@ type GetKubeconfigArgs struct {
 	ClusterId string `pulumi:"clusterId"`
 	// Explicit endpoint and token for this call.
 	Connection *Connection `pulumi:"connection"`
+	// `static` (default): the kubeconfig as the service sends it, with the cluster's credential, which a rotation in the console makes stale. `exec`: the same kubeconfig whose user runs `pulumi-resource-cms kubeconfig exec-credential` (this plugin's executable, by absolute path) to fetch the current credential at each use, so a credential rotated in the console needs nothing done; for the `kubeconfig` of a Kubernetes provider. It records the token of the call's `connection` or of the provider's configuration (encrypted, as the kubeconfig is a secret), never `CMS_TOKEN`, which the command reads from its environment.
+	Credential *string `pulumi:"credential"`
 }
 
 type GetKubeconfigResult struct {
@@ -46,6 +48,8 @@ type GetKubeconfigOutputArgs struct {
 	ClusterId pulumi.StringInput `pulumi:"clusterId"`
 	// Explicit endpoint and token for this call.
 	Connection ConnectionPtrInput `pulumi:"connection"`
+	// `static` (default): the kubeconfig as the service sends it, with the cluster's credential, which a rotation in the console makes stale. `exec`: the same kubeconfig whose user runs `pulumi-resource-cms kubeconfig exec-credential` (this plugin's executable, by absolute path) to fetch the current credential at each use, so a credential rotated in the console needs nothing done; for the `kubeconfig` of a Kubernetes provider. It records the token of the call's `connection` or of the provider's configuration (encrypted, as the kubeconfig is a secret), never `CMS_TOKEN`, which the command reads from its environment.
+	Credential pulumi.StringPtrInput `pulumi:"credential"`
 }
 
 func (GetKubeconfigOutputArgs) ElementType() reflect.Type {

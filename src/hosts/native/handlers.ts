@@ -30,6 +30,8 @@ import { processSettings } from "../../provider/settings";
 import type { TimeoutStrings } from "../../provider/properties/timeouts";
 import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
 import { UNKNOWN } from "../../provider/properties/unknown";
+import { execKubeconfig } from "../../provider/exec-credential";
+import { pluginKubeconfigCommand } from "./kubeconfig-command";
 import { drawnSeeds } from "../../shared/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
@@ -331,7 +333,16 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const call = lookup(args);
       const explicit = dropEmpty((args.connection ?? {}) as ConnectionInputs);
       const connection = resolveConnection({ explicit, config: memory.configured, env: process.env, caller: "function" });
+      const credential = tok === "cms:index:getKubeconfig" ? kubeconfigCredential(args.credential) : "static";
       const result = (await runLookup(name, connection, call)) as Record<string, unknown>;
+      if (credential === "exec") {
+        // The token recorded is only one the state holds already, encrypted: the call's own or the
+        // provider's configuration (`cms:token`); one from CMS_TOKEN stays out, and the command
+        // reads it from the environment the Kubernetes provider runs in, as kubernetesProvider's does.
+        const recordedToken = [explicit.token, memory.configured.token].find((t) => t?.trim())?.trim();
+        const target = { clusterId: String(result.clusterId), endpoint: connection.endpoint, recordedToken };
+        result.kubeconfig = execKubeconfig(String(result.kubeconfig), target, pluginKubeconfigCommand());
+      }
       // What a secret argument found is as secret as the argument (a secret id's cluster), and so
       // is any value a program gave this provider as a secret (the name of a cluster it made).
       const fromSecret = secretPaths(keys).length > 0;
@@ -357,6 +368,13 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
     resp.setFailuresList(failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason)));
     return resp;
   }
+}
+
+/** getKubeconfig's `credential`: `static` (the default, the kubeconfig as the service sends it) or `exec`. */
+function kubeconfigCredential(value: unknown): "exec" | "static" {
+  if (value === undefined || value === null || value === "static") return "static";
+  if (value === "exec") return "exec";
+  throw new InvalidArgumentError(`getKubeconfig: credential must be "exec" or "static", got ${JSON.stringify(value)}`);
 }
 
 /** The dynamic face's refusal of a plain `cms:token` in the stack configuration. */

@@ -162,14 +162,27 @@ export function packageSchema(version: string): Record<string, unknown> {
         ["clusterId", "nodeId"],
         NODE_INFO,
       ),
-      "cms:index:getKubeconfig": fn("The admin kubeconfig of a cluster.", { clusterId: str("Cluster id, `cls_...`.") }, ["clusterId"], {
-        type: "object",
-        properties: {
-          clusterId: str("The cluster the kubeconfig reaches."),
-          kubeconfig: str("Kubeconfig YAML.", { secret: true }),
+      "cms:index:getKubeconfig": fn(
+        "The admin kubeconfig of a cluster.",
+        {
+          clusterId: str("Cluster id, `cls_...`."),
+          credential: str(
+            "`static` (default): the kubeconfig as the service sends it, with the cluster's credential, which a rotation in the console makes stale. " +
+              "`exec`: the same kubeconfig whose user runs `pulumi-resource-cms kubeconfig exec-credential` (this plugin's executable, by absolute path) to fetch the current credential at each use, " +
+              "so a credential rotated in the console needs nothing done; for the `kubeconfig` of a Kubernetes provider. " +
+              "It records the token of the call's `connection` or of the provider's configuration (encrypted, as the kubeconfig is a secret), never `CMS_TOKEN`, which the command reads from its environment.",
+          ),
         },
-        required: ["clusterId", "kubeconfig"],
-      }),
+        ["clusterId"],
+        {
+          type: "object",
+          properties: {
+            clusterId: str("The cluster the kubeconfig reaches."),
+            kubeconfig: str("Kubeconfig YAML.", { secret: true }),
+          },
+          required: ["clusterId", "kubeconfig"],
+        },
+      ),
     },
     language: {
       go: {

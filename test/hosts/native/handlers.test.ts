@@ -130,3 +130,18 @@ describe("the native plugin's provider configuration", () => {
     expect(configured.getAcceptsecrets()).toBe(true);
   });
 });
+
+describe("the native plugin's getKubeconfig", () => {
+  beforeEach(() => resetProcess());
+
+  it("refuses a credential other than exec or static before any call, naming both", async () => {
+    const { provider: proto, struct } = pulumiGrpc();
+    const { handlers } = providerHandlers();
+    const invoke = handlers.invoke(
+      new proto.InvokeRequest()
+        .setTok("cms:index:getKubeconfig")
+        .setArgs(struct.Struct.fromJavaScript({ clusterId: "cls_1", credential: "token", connection: CONFIG })),
+    );
+    await expect(invoke).rejects.toThrow('getKubeconfig: credential must be "exec" or "static", got "token"');
+  });
+});

@@ -6,9 +6,15 @@
  * cluster kubeconfig exec-credential` or EKS's `aws eks get-token` work). A credential rotated in
  * the console is therefore picked up by the next command, with nothing to refresh by hand.
  *
- * The kubeconfig names no path of one machine: for the Kubernetes provider the command is `node`
- * (on PATH wherever a Node.js Pulumi program runs) and it loads `pulumi-cms` from the directory
- * it runs in, which the Kubernetes provider inherits from the Pulumi CLI: the project's.
+ * For a Node.js project's stack (`kubernetesProvider`) the kubeconfig names no path of one
+ * machine: the command is `node` (on PATH wherever a Node.js Pulumi program runs) and it loads
+ * `pulumi-cms` from the directory it runs in, which the Kubernetes provider inherits from the
+ * Pulumi CLI: the project's. The native plugin's (`getKubeconfig` with `credential: exec`), for
+ * YAML and Go programs that have no such project, names the plugin's own executable instead
+ * (`hosts/native/kubeconfig-command.ts`).
+ *
+ * In the provider core because both faces build these kubeconfigs: the surface's
+ * `kubernetesProvider` and `cms-kubeconfig`, and the native host's `getKubeconfig`.
  */
 import type * as Yaml from "yaml";
 import type { CmsClient } from "../client";
