@@ -24,8 +24,8 @@ export function plainTokenRefusal(token: string | undefined, secretKeys: string 
   }
   if (!Array.isArray(keys) || keys.includes(CONFIG_TOKEN_KEY)) return undefined;
   return (
-    `${CONFIG_TOKEN_KEY} is set in the stack configuration in plain text, so the stack's state and its ` +
-    `Pulumi.<stack>.yaml would hold the token unencrypted. Set it again as a secret: ` +
+    `${CONFIG_TOKEN_KEY} is set in the stack configuration in plain text: Pulumi.<stack>.yaml holds the token ` +
+    `unencrypted, and the stack's state would too. Set it again as a secret: ` +
     `\`pulumi config set --secret ${CONFIG_TOKEN_KEY} <token>\` (or use the ${ENV_TOKEN} environment variable and ` +
     `\`pulumi config rm ${CONFIG_TOKEN_KEY}\`).`
   );

@@ -17,7 +17,7 @@ const read = (relative: string) => fs.readFileSync(path.join(REPO_ROOT, relative
 describe("the registry's pages", () => {
   it("docs/_index.md: its YAML and Go programs are examples/yaml and examples/go, word for word", () => {
     const index = read("docs/_index.md");
-    expect(codeBlocks(index, ["yaml"])).toEqual([read("examples/yaml/Pulumi.yaml")]);
+    expect(codeBlocks(index, ["yaml"])).toEqual([read("examples/yaml/Pulumi.yaml"), read("examples/go/Pulumi.yaml")]);
     expect(codeBlocks(index, ["go"])).toEqual([read("examples/go/main.go")]);
     expect(codeBlocks(index, ["ts"])).toHaveLength(1);
   });
