@@ -9,7 +9,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * (`before-builds`), the real-CLI suites once the CLI is ready (`cli`), the Kubernetes files last
  * (`kubernetes`). Without the variable, as in `npm test`, all of them run.
  */
-const NEEDS_CLI = ["test/{lifecycle,matrix,docs,upgrade,examples,native}/**/*.test.ts"];
+const NEEDS_CLI = ["test/{lifecycle,matrix,docs,upgrade,examples,native}/**/*.test.ts", "test/release/registry-live.test.ts"];
 const NEEDS_KUBERNETES = [
   "test/lifecycle/kubernetes-stack.test.ts",
   "test/examples/kubernetes-app-live.test.ts",

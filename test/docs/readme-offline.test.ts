@@ -8,54 +8,18 @@
  * and TypeScript included, comes from npm as it would for a user. Then its clean-up block, in the
  * same shell.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { bashBlockAfter, stillAnswering } from "../support/docs";
 import { contractOverride, EMULATOR_PACKAGE, envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
+import { shell } from "../support/shell";
 
 const STEP_TIMEOUT = 8 * 60_000;
 const INIT = "npm init -y > /dev/null";
 const INSTALL = "npm install pulumi-cms @pulumi/pulumi typescript@5";
 const INSTALL_EMULATOR = "npm install --save-dev @pulumi-cms/emulator";
-
-/** One interactive-like shell: commands written to its stdin, in order, as a person types them. */
-function shell(cwd: string, env: NodeJS.ProcessEnv) {
-  const child = spawn("bash", ["-eu"], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
-  let output = "";
-  let exited: number | null | undefined;
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  child.on("exit", (code) => (exited = code));
-  let marks = 0;
-  return {
-    output: () => output,
-    /** Type `script`; resolves once it has run, rejects (with the output) if the shell stopped. */
-    async type(script: string, timeoutMs: number): Promise<void> {
-      const mark = `__typed_${++marks}__`;
-      child.stdin.write(`${script}\necho ${mark}\n`);
-      await eventually(
-        () => {
-          if (exited !== undefined) throw new Error(`the shell stopped (exit ${exited}):\n${output}`);
-          return output.includes(mark);
-        },
-        { timeoutMs, intervalMs: 200, what: "the typed block to finish", describe: () => output },
-      );
-    },
-    close(): void {
-      child.stdin.end();
-      if (exited === undefined) {
-        try {
-          process.kill(-child.pid!, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
-    },
-  };
-}
 
 describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written from an empty directory", () => {
   let work: string;
