@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { bashBlockAfter, stillAnswering } from "../support/docs";
 import { contractOverride, EMULATOR_PACKAGE, envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
-import { shell } from "../support/shell";
+import { shell, stopFromPidFile } from "../support/shell";
 
 const STEP_TIMEOUT = 8 * 60_000;
 const INIT = "npm init -y > /dev/null";
@@ -135,14 +135,7 @@ describe.skipIf(lifecycleSkipped())("README: the quick start, typed as written f
       } finally {
         sh.close();
         // The emulator runs in a session of its own: stop it if the clean-up did not.
-        const pidFile = path.join(project, "emulator.pid");
-        if (fs.existsSync(pidFile)) {
-          try {
-            process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM");
-          } catch {
-            // gone
-          }
-        }
+        stopFromPidFile(path.join(project, "emulator.pid"));
       }
     },
     STEP_TIMEOUT,

@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
-import net from "node:net";
 import {
   createProject,
   findPulumi,
@@ -18,6 +17,7 @@ import {
   type PulumiProject,
   teardown,
 } from "./harness.mjs";
+import { freePort } from "../support/net";
 
 const STEP_TIMEOUT = 5 * 60_000;
 
@@ -103,12 +103,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
     "an unreachable endpoint shows on the progress line with the next attempt, from the first failure on",
     async () => {
       // A port nothing listens on: connections are refused.
-      const port = await new Promise<number>((ok) => {
-        const server = net.createServer().listen(0, "127.0.0.1", () => {
-          const { port: p } = server.address() as net.AddressInfo;
-          server.close(() => ok(p));
-        });
-      });
+      const port = await freePort();
       const dead = await createProject({
         name: "cms-lc-unreachable",
         config: { "cms:endpoint": `http://127.0.0.1:${port}` },

@@ -5,7 +5,6 @@
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,21 +31,11 @@ import {
   shown,
 } from "../support/native";
 import { EMULATOR_PACKAGE, installProject, packTarball, workDir } from "../support/packages";
+import { freePort } from "../support/net";
 
 const STEP = 240_000;
 const README = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 const execFileP = promisify(execFile);
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 /** What every lookup but getCluster finds about the program's cluster (with `lookups`). */
 const LOOKUPS = `  all:

@@ -9,31 +9,20 @@
  */
 import { type ChildProcess, execFile as execFileCb, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, findPulumi, lifecycleSkipped, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { bashBlockAfter, stillAnswering } from "../support/docs";
 import { CONTRACT_PACKAGE, EMULATOR_PACKAGE, envWithNode, nodeBin, packTarball, workDir } from "../support/packages";
-import { shell } from "../support/shell";
+import { shell, stopFromPidFile } from "../support/shell";
+import { freePort } from "../support/net";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 8 * 60_000;
 /** The newest Verdaccio; it runs on Node.js 22 (it recommends 24). */
 const VERDACCIO = "verdaccio@6.10.4";
 const version = (dir: string): string => JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version;
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 describe.skipIf(lifecycleSkipped())("the packages published to an npm registry on loopback, installed by name", () => {
   let work: string;
@@ -186,14 +175,7 @@ describe.skipIf(lifecycleSkipped())("the packages published to an npm registry o
       } finally {
         sh.close();
         // The emulator runs in a session of its own: stop it if the clean-up did not.
-        const pidFile = path.join(project, "emulator.pid");
-        if (fs.existsSync(pidFile)) {
-          try {
-            process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM");
-          } catch {
-            // gone
-          }
-        }
+        stopFromPidFile(path.join(project, "emulator.pid"));
       }
     },
     STEP_TIMEOUT,

@@ -4,6 +4,7 @@
  * block to the next.
  */
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import { eventually } from "../lifecycle/harness.mjs";
 
 /** One interactive-like shell: commands written to its stdin, in order, as a person types them. */
@@ -40,4 +41,14 @@ export function shell(cwd: string, env: NodeJS.ProcessEnv) {
       }
     },
   };
+}
+
+/** Stop the process a command recorded in `pidFile` (a daemon a document's commands started), if it still runs. */
+export function stopFromPidFile(pidFile: string): void {
+  if (!fs.existsSync(pidFile)) return;
+  try {
+    process.kill(Number(fs.readFileSync(pidFile, "utf8")), "SIGTERM");
+  } catch {
+    // gone
+  }
 }
