@@ -63,11 +63,12 @@ describe("the bundled native plugin", () => {
     try {
       const { NODE_DISABLE_COMPILE_CACHE: _off, ...env } = process.env;
       await startPlugin({ ...env, NODE_COMPILE_CACHE: cache });
-      // Saved right after the port is printed: wait for the file, bounded.
+      // Saved right after the port is printed: wait for the file, bounded. Node writes a temporary
+      // file and renames it, so an entry listed may be gone when it is looked at.
       const files = () =>
         fs
           .readdirSync(cache, { recursive: true, withFileTypes: true })
-          .filter((e) => e.isFile() && fs.statSync(path.join(e.parentPath, e.name)).size > 0);
+          .filter((e) => e.isFile() && (fs.statSync(path.join(e.parentPath, e.name), { throwIfNoEntry: false })?.size ?? 0) > 0);
       const deadline = Date.now() + 10_000;
       while (files().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(files().length).toBeGreaterThan(0);
