@@ -41,7 +41,7 @@ export async function check(ctx: OperationContext, request: CheckRequest): Promi
   // When this check leads to a create (no olds), the engine stores its inputs in a pending
   // operation first: the time lets `cms-recover` tell a cluster this create made from one that
   // carried the same name before (see src/recover).
-  if (!inState) inputs.__requestedAt = new Date().toISOString();
+  if (!inState) inputs.__requestedAt = new Date(ctx.clock().now()).toISOString();
   const importId = request.importId;
   if (inState || replaced) return { inputs, failures };
   if (importId !== undefined && importId !== null && inputs.__autonamed === true) {

@@ -5,13 +5,12 @@
  * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
  */
 import { codeOf } from "../../shared/cms-error";
-import { OperationError } from "../errors";
+import { ClusterInitError, OperationError } from "../errors";
 import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster, ApiClusterSummary } from "@pulumi-cms/contract";
 import { adoptImported, findLeftover, nameProofOf } from "../naming/adoption";
-import { ClusterInitError } from "../errors";
 import { toCreateRequest, toOutputs } from "../properties/mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
 import { endProgress, warnFor } from "../progress/progress";

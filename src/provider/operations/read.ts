@@ -12,12 +12,11 @@
  * cluster.
  */
 import { codeOf } from "../../shared/cms-error";
-import { OperationError } from "../errors";
+import { ClusterLookupError, OperationError } from "../errors";
 import type { ReadResult } from "./results";
 import { ApiError, isNotFound, statusOf } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
-import { ClusterLookupError } from "../errors";
 import { chooseKubeconfig } from "../properties/kubeconfig";
 import { toInputsAfterRead, toOutputs } from "../properties/mapping";
 import { existingFailure } from "../progress/messages";

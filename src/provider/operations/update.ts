@@ -5,12 +5,11 @@
  * that it is in `error`.
  */
 import { codeOf } from "../../shared/cms-error";
-import { OperationError } from "../errors";
+import { ClusterInitError, OperationError } from "../errors";
 import type { UpdateResult } from "./results";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
-import { ClusterInitError } from "../errors";
 import { toOutputs, toUpdateRequest } from "../properties/mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
 import { endProgress } from "../progress/progress";
