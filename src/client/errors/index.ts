@@ -1,12 +1,14 @@
 export { CmsError } from "../../shared/cms-error";
 export { ApiError, type ApiErrorInit } from "./api-error";
-export { UnauthorizedError } from "./unauthorized-error";
-export { ForbiddenError } from "./forbidden-error";
-export { NotFoundError } from "./not-found-error";
-export { ValidationError } from "./validation-error";
-export { ConflictError } from "./conflict-error";
-export { RateLimitedError } from "./rate-limited-error";
-export { ServerError } from "./server-error";
+export {
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  ConflictError,
+  RateLimitedError,
+  ServerError,
+} from "./status-errors";
 export { NetworkError, type NetworkErrorInit } from "./network-error";
 export { UnprovenOwnershipError } from "./unproven-ownership-error";
 export { ContractError } from "./contract-error";

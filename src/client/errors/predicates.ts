@@ -1,6 +1,5 @@
 import { ApiError } from "./api-error";
-import { ConflictError } from "./conflict-error";
-import { NotFoundError } from "./not-found-error";
+import { ConflictError, NotFoundError } from "./status-errors";
 
 // Pulumi may load this package twice (program and dynamic-provider closure), so a plain
 // `instanceof` can miss an error made by the other copy: fall back to the plain fields.
