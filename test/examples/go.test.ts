@@ -144,7 +144,7 @@ describe("the README's Go module instructions, typed in a new project beside a c
   it(
     "make a module that builds the example's program against the clone's sdk/go, with the go.mod lines the README names",
     async () => {
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "installation-configuration.md"), "utf8");
       const [block, ...more] = codeBlocks(readme, ["bash"]).filter((b) => b.includes("go mod edit"));
       expect(more).toEqual([]);
       const clone = /^git clone (\S+) \.\.\/pulumi-cms\s*(#.*)?$/m;

@@ -94,7 +94,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle adopt: Cluster.get and the import
   it(
     "7b'. the `pulumi import` command fails with the message README's Troubleshooting quotes, and imports nothing",
     async () => {
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "troubleshooting.md"), "utf8");
       const row = readme.split("\n").find((l) => l.startsWith("| `pulumi import pulumi-nodejs:dynamic/cms:Cluster"));
       // The messages the row quotes (they differ between versions of @pulumi/pulumi).
       const quoted = [...(row ?? "").matchAll(/`(error: preview failed: [^`]+)`/g)].map((m) => m[1]);

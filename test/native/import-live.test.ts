@@ -43,8 +43,8 @@ describe("pulumi import cms:index:Cluster", () => {
       const id = created.body.id as string;
       await emu.waitForCluster(id, (c) => c?.status === "running");
 
-      // The README's command, with this cluster's id in place of its placeholder.
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      // The command of docs/native.md, with this cluster's id in place of its placeholder.
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "native.md"), "utf8");
       const line = readme.split("\n").find((l) => l.startsWith(`pulumi import ${NATIVE_CLUSTER} `));
       const args = (line ?? "").replace(/#.*$/, "").trim().split(/\s+/).slice(1);
       expect(args).toEqual(["import", NATIVE_CLUSTER, "legacy", "cls_0123456789abcdef"]);

@@ -119,8 +119,8 @@ describe("a TypeScript program on pulumi-cms/native", () => {
 
   beforeAll(async () => {
     emu = await startLifecycleEmulator();
-    // The README's Pulumi.yaml for this face, as a user copies it (the project's name aside).
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    // The Pulumi.yaml for this face (docs/installation-configuration.md), as a user copies it (the project's name aside).
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "installation-configuration.md"), "utf8");
     const pulumiYaml = codeBlocks(readme, ["yaml"]).find((b) => b.includes("runtime: nodejs") && b.includes("path: node_modules/.bin"));
     if (!pulumiYaml) throw new Error("the README has no Pulumi.yaml for the native face (runtime: nodejs, path: node_modules/.bin)");
     project = await createNodeNativeProject({

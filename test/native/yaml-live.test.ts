@@ -34,7 +34,10 @@ import { EMULATOR_PACKAGE, installProject, packTarball, workDir } from "../suppo
 import { freePort } from "../support/net";
 
 const STEP = 240_000;
-const README = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+/** The YAML program (docs/_index.md) and the commands that run it against the emulator (docs/installation-configuration.md). */
+const README = ["_index.md", "installation-configuration.md"]
+  .map((f) => fs.readFileSync(path.join(REPO_ROOT, "docs", f), "utf8"))
+  .join("\n");
 const execFileP = promisify(execFile);
 
 /** What every lookup but getCluster finds about the program's cluster (with `lookups`). */

@@ -56,6 +56,12 @@ describe("the package tarball", () => {
     "docs/api-contract.md",
     "docs/gitops.md",
     "docs/how-it-works.md",
+    "docs/cluster.md",
+    "docs/native.md",
+    "docs/kubernetes.md",
+    "docs/killed-jobs.md",
+    "docs/troubleshooting.md",
+    "docs/api-reference.md",
     "dist/index.js",
     "dist/index.d.ts",
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
