@@ -94,6 +94,19 @@ function goFunctionName(fn, resources) {
 }
 
 /**
+ * One resource, function or type: its heading, its introduction, then its tables, each under its
+ * own heading when it has one.
+ *
+ * @param {string} name
+ * @param {string} intro
+ * @param {Array<[string | undefined, string[]]>} tables
+ * @returns {string[]}
+ */
+function entry(name, intro, tables) {
+  return [`### ${name}`, "", intro, "", ...tables.flatMap(([title, lines]) => (title ? [`#### ${title}`, "", ...lines] : lines))];
+}
+
+/**
  * docs/api-reference.md for `schema`.
  *
  * @param {Schema} schema
@@ -147,51 +160,32 @@ export function apiReference(schema) {
   out.push("## Resources", "");
   for (const [token, resource] of Object.entries(schema.resources ?? {})) {
     const name = shortName(token);
+    const usage = `\`new ${name}(name, args, opts)\` in TypeScript, \`${pkg}.New${name}(ctx, name, args, opts)\` in Go, \`type: ${token}\` in YAML`;
     out.push(
-      `### ${name}`,
-      "",
-      `\`${token}\`: \`new ${name}(name, args, opts)\` in TypeScript, \`${pkg}.New${name}(ctx, name, args, opts)\` in Go, \`type: ${token}\` in YAML.`,
-      "",
-      resource.description ?? "",
-      "",
-      "#### Inputs",
-      "",
-      ...propertyTable(resource.inputProperties, resource.requiredInputs ?? [], "Required"),
-      "#### Outputs",
-      "",
-      "Besides `id` and `urn`:",
-      "",
-      ...propertyTable(resource.properties, resource.required ?? [], "Always set"),
+      ...entry(name, `\`${token}\`: ${usage}.\n\n${resource.description ?? ""}`, [
+        ["Inputs", propertyTable(resource.inputProperties, resource.requiredInputs ?? [], "Required")],
+        ["Outputs", ["Besides `id` and `urn`:", "", ...propertyTable(resource.properties, resource.required ?? [], "Always set")]],
+      ]),
     );
   }
   out.push("## Functions", "");
   for (const [token, fn] of Object.entries(schema.functions ?? {})) {
     const name = shortName(token);
     const go = goFunctionName(name, resources);
+    const usage = `\`${name}(args)\` and \`${name}Output(args)\` in TypeScript, \`${pkg}.${go}\` and \`${pkg}.${go}Output\` in Go, \`fn::invoke\` with \`function: ${token}\` in YAML`;
     out.push(
-      `### ${name}`,
-      "",
-      `\`${token}\`: \`${name}(args)\` and \`${name}Output(args)\` in TypeScript, \`${pkg}.${go}\` and \`${pkg}.${go}Output\` in Go, \`fn::invoke\` with \`function: ${token}\` in YAML.`,
-      "",
-      fn.description ?? "",
-      "",
-      "#### Arguments",
-      "",
-      ...propertyTable(fn.inputs?.properties, fn.inputs?.required ?? [], "Required"),
-      "#### Result",
-      "",
-      ...propertyTable(fn.outputs?.properties, fn.outputs?.required ?? [], "Always set"),
+      ...entry(name, `\`${token}\`: ${usage}.\n\n${fn.description ?? ""}`, [
+        ["Arguments", propertyTable(fn.inputs?.properties, fn.inputs?.required ?? [], "Required")],
+        ["Result", propertyTable(fn.outputs?.properties, fn.outputs?.required ?? [], "Always set")],
+      ]),
     );
   }
   out.push("## Types", "");
   for (const [token, type] of Object.entries(schema.types ?? {})) {
-    const name = shortName(token);
     out.push(
-      `### ${name}`,
-      "",
-      `\`${token}\`: ${type.description ?? ""}`,
-      "",
-      ...propertyTable(type.properties, type.required ?? [], "Always set"),
+      ...entry(shortName(token), `\`${token}\`: ${type.description ?? ""}`, [
+        [undefined, propertyTable(type.properties, type.required ?? [], "Always set")],
+      ]),
     );
   }
   return `${out
