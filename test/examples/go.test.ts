@@ -3,7 +3,7 @@
  * files with Pulumi.yaml naming the plugin's directory and go.mod's `replace` pointing at this
  * checkout's sdk/go (test/support/native.ts), `pulumi-resource-cms` installed from the package's
  * tarball, and the program compiled by the CLI's Go language host on every preview and up (no
- * prebuilt binary). Then the README's Go module instructions, typed in a new project beside a
+ * prebuilt binary). Then the Go module instructions of docs/installation-configuration.md, typed in a new project beside a
  * clone of this repository.
  */
 import { execFile as execFileCb } from "node:child_process";
@@ -122,7 +122,7 @@ describe.skipIf(lifecycleSkipped())("examples/go without its `plugins:` entry", 
   afterAll(() => teardown([project], emu), STEP);
 
   it(
-    "previews as well, the CLI warning that it uses the plugin it found on PATH (what the README explains)",
+    "previews as well, the CLI warning that it uses the plugin it found on PATH (what docs/installation-configuration.md explains)",
     async () => {
       const preview = await project.preview();
       expect(preview.output).toMatch(/\+\s+cms:index:Cluster\s+cluster\s+create/);
@@ -134,7 +134,7 @@ describe.skipIf(lifecycleSkipped())("examples/go without its `plugins:` entry", 
   );
 });
 
-describe("the README's Go module instructions, typed in a new project beside a clone of this repository", () => {
+describe("the Go module instructions of docs/installation-configuration.md, typed in a new project beside a clone of this repository", () => {
   let root: string;
   beforeAll(() => {
     root = workDir("readme-go");
@@ -142,9 +142,9 @@ describe("the README's Go module instructions, typed in a new project beside a c
   afterAll(() => fs.promises.rm(root, { recursive: true, force: true }));
 
   it(
-    "make a module that builds the example's program against the clone's sdk/go, with the go.mod lines the README names",
+    "make a module that builds the example's program against the clone's sdk/go, with the go.mod lines the page names",
     async () => {
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "installation-configuration.md"), "utf8");
       const [block, ...more] = codeBlocks(readme, ["bash"]).filter((b) => b.includes("go mod edit"));
       expect(more).toEqual([]);
       const clone = /^git clone (\S+) \.\.\/pulumi-cms\s*(#.*)?$/m;
@@ -156,9 +156,9 @@ describe("the README's Go module instructions, typed in a new project beside a c
       fs.copyFileSync(path.join(REPO_ROOT, "examples", "go", "main.go"), path.join(dir, "main.go"));
       await execFile("bash", ["-eu", "-c", block.replace(clone, "")], { cwd: dir, timeout: STEP });
 
-      // The lines the README says the commands write, as go.mod holds them (a require in a block loses its keyword).
+      // The lines the page says the commands write, as go.mod holds them (a require in a block loses its keyword).
       const named = /`(require [^`]+)`\s+and\s+`(replace [^`]+)`/.exec(readme);
-      expect(named, "the README names the require and replace lines").not.toBeNull();
+      expect(named, "the page names the require and replace lines").not.toBeNull();
       const lines = fs
         .readFileSync(path.join(dir, "go.mod"), "utf8")
         .split("\n")

@@ -22,9 +22,9 @@ import { expectOneNewCluster, mutations } from "./project";
 
 const STEP = 5 * 60_000;
 
-it("is the README's YAML program, word for word", () => {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-  const programs = codeBlocks(readme, ["yaml"]).filter((b) => b.includes("runtime: yaml"));
+it("is the YAML program of docs/_index.md, word for word", () => {
+  const page = fs.readFileSync(path.join(REPO_ROOT, "docs", "_index.md"), "utf8");
+  const programs = codeBlocks(page, ["yaml"]).filter((b) => b.includes("runtime: yaml"));
   expect(programs).toHaveLength(1);
   expect(fs.readFileSync(path.join(REPO_ROOT, "examples", "yaml", "Pulumi.yaml"), "utf8")).toBe(programs[0]);
 });

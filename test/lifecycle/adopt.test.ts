@@ -92,13 +92,13 @@ describe.skipIf(lifecycleSkipped())("lifecycle adopt: Cluster.get and the import
   );
 
   it(
-    "7b'. the `pulumi import` command fails with the message README's Troubleshooting quotes, and imports nothing",
+    "7b'. the `pulumi import` command fails with the message docs/troubleshooting.md quotes, and imports nothing",
     async () => {
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "troubleshooting.md"), "utf8");
       const row = readme.split("\n").find((l) => l.startsWith("| `pulumi import pulumi-nodejs:dynamic/cms:Cluster"));
       // The messages the row quotes (they differ between versions of @pulumi/pulumi).
       const quoted = [...(row ?? "").matchAll(/`(error: preview failed: [^`]+)`/g)].map((m) => m[1]);
-      expect(quoted.length, "README's Troubleshooting row for `pulumi import`").toBeGreaterThan(0);
+      expect(quoted.length, "docs/troubleshooting.md's row for `pulumi import`").toBeGreaterThan(0);
       const command = await createProject({
         name: "cms-lc-import-command",
         config: { ...emu.stackConfig(), mode: "none" },

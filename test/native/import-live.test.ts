@@ -36,15 +36,15 @@ describe("pulumi import cms:index:Cluster", () => {
   afterAll(() => teardown([project], emu), STEP);
 
   it(
-    "takes an existing cluster into the stack as the README types it; the resource it writes, moved under the program's resources:, previews with no changes (the file alone or appended whole does not), and once unprotected as the README says, destroy deletes the cluster",
+    "takes an existing cluster into the stack as docs/native.md types it; the resource it writes, moved under the program's resources:, previews with no changes (the file alone or appended whole does not), and once unprotected as the page says, destroy deletes the cluster",
     async () => {
       const created = await emu.api("POST", "/v1/clusters", { name: "legacy", control_planes: 1, workers: 2, node_size: "medium" });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
       await emu.waitForCluster(id, (c) => c?.status === "running");
 
-      // The README's command, with this cluster's id in place of its placeholder.
-      const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+      // The command of docs/native.md, with this cluster's id in place of its placeholder.
+      const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "native.md"), "utf8");
       const line = readme.split("\n").find((l) => l.startsWith(`pulumi import ${NATIVE_CLUSTER} `));
       const args = (line ?? "").replace(/#.*$/, "").trim().split(/\s+/).slice(1);
       expect(args).toEqual(["import", NATIVE_CLUSTER, "legacy", "cls_0123456789abcdef"]);
@@ -58,22 +58,22 @@ describe("pulumi import cms:index:Cluster", () => {
       // The generated resource, as the program: nothing to change.
       const program = fs.readFileSync(generated, "utf8");
       expect(program).toContain("workers: 2");
-      // The resource's only option, as the README says.
+      // The resource's only option, as the page says.
       expect(program).toMatch(/^ +options:\n +protect: true\n/m);
-      // As the README says: the file alone is not read, and appended whole it is a second `resources:`.
+      // As the page says: the file alone is not read, and appended whole it is a second `resources:`.
       const header = "name: native-import\nruntime: yaml\nresources:\n";
       expect(readme).toContain("move its resource (the `legacy:` entry) under your\nprogram's `resources:`");
       expect((await project.preview([], { allowFailure: true })).output).toMatch(/cannot be deleted\s+because it is protected/);
       fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `${header}${program}`);
       expect((await project.preview([], { allowFailure: true })).output).toMatch(/mapping key "resources" already defined/);
-      // Its entry under the program's resources:, as the README says.
+      // Its entry under the program's resources:, as the page says.
       expect(program).toMatch(/^resources:\n {2}legacy:\n/);
       const entry = program.replace(/^resources:\n/, "");
       fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), `${header}${entry}`);
       await project.preview(["--expect-no-changes"]);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([id]);
 
-      // Protected, as the README says: destroy refuses, until the line is gone and an up recorded that.
+      // Protected, as the page says: destroy refuses, until the line is gone and an up recorded that.
       const refused = await project.destroy([], { allowFailure: true });
       expect(refused.code).not.toBe(0);
       expect(refused.output).toMatch(/protected/);
@@ -127,7 +127,7 @@ describe("a stack moved from the dynamic Cluster to the native one", () => {
       const { id } = await project.outputs();
       const [dynamic] = (await project.exportStack()).resources.filter((r) => r.type === DYNAMIC_TYPE);
 
-      // The steps the README gives.
+      // The steps docs/native.md gives.
       await project.run(["state", "delete", dynamic.urn, "--yes"]);
       const cluster = (extra: string) =>
         `name: moving\nruntime: yaml\nresources:\n  cluster:\n    type: ${NATIVE_CLUSTER}\n    properties:\n      name: kept\n      controlPlanes: 1\n      workers: 2\n      nodeSize: small\n${extra}outputs:\n  id: \${cluster.id}\n`;

@@ -2,7 +2,7 @@
  * The native plugin under a TypeScript program and the real CLI with its Node.js host: the
  * package installed from its tarball into the project, `pulumi-cms/native` (the SDK generated
  * from the plugin's schema) imported by the program, `pulumi-resource-cms` found through the
- * project's Pulumi.yaml (`node_modules/.bin`, as the README says), nothing on PATH. One stack
+ * project's Pulumi.yaml (`node_modules/.bin`, as docs/installation-configuration.md says), nothing on PATH. One stack
  * through every step, starting on the dynamic `Cluster` and moved to the native one, ending on
  * a native one given every input as a secret.
  */
@@ -119,10 +119,13 @@ describe("a TypeScript program on pulumi-cms/native", () => {
 
   beforeAll(async () => {
     emu = await startLifecycleEmulator();
-    // The README's Pulumi.yaml for this face, as a user copies it (the project's name aside).
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    // The Pulumi.yaml for this face (docs/installation-configuration.md), as a user copies it (the project's name aside).
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "docs", "installation-configuration.md"), "utf8");
     const pulumiYaml = codeBlocks(readme, ["yaml"]).find((b) => b.includes("runtime: nodejs") && b.includes("path: node_modules/.bin"));
-    if (!pulumiYaml) throw new Error("the README has no Pulumi.yaml for the native face (runtime: nodejs, path: node_modules/.bin)");
+    if (!pulumiYaml)
+      throw new Error(
+        "docs/installation-configuration.md has no Pulumi.yaml for the native face (runtime: nodejs, path: node_modules/.bin)",
+      );
     project = await createNodeNativeProject({
       name: "native-node",
       files: { "Pulumi.yaml": pulumiYaml.replace(/^name: clusters$/m, "name: native-node") },
@@ -143,7 +146,7 @@ describe("a TypeScript program on pulumi-cms/native", () => {
       const { id, name } = await project.outputs();
       expect((await project.exportStack()).resources.filter((r) => r.type === DYNAMIC_TYPE).map((r) => r.id)).toEqual([id]);
 
-      // The README's steps: keep the cluster when the dynamic resource leaves the stack ...
+      // The steps of docs/native.md: keep the cluster when the dynamic resource leaves the stack ...
       await project.setConfig("retain", "true");
       await project.up();
       // ... then the native resource, with the name the cluster has, takes it over.
@@ -192,7 +195,7 @@ describe("a TypeScript program on pulumi-cms/native", () => {
     async () => {
       const { id: moved, name } = await project.outputs();
       // The moved cluster's name is pinned: a replacement keeping it would delete first (two
-      // clusters must not share a name). The README's way: drop `name` in the same up.
+      // clusters must not share a name). The way of docs/native.md: drop `name` in the same up.
       await project.removeConfig("name");
       await project.setConfig("controlPlanes", 3);
       const replaced = await project.up();

@@ -34,7 +34,8 @@ import { EMULATOR_PACKAGE, installProject, packTarball, workDir } from "../suppo
 import { freePort } from "../support/net";
 
 const STEP = 240_000;
-const README = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+/** The YAML program (docs/_index.md) and the commands that run it against the emulator (docs/installation-configuration.md). */
+const DOCS = ["_index.md", "installation-configuration.md"].map((f) => fs.readFileSync(path.join(REPO_ROOT, "docs", f), "utf8")).join("\n");
 const execFileP = promisify(execFile);
 
 /** What every lookup but getCluster finds about the program's cluster (with `lookups`). */
@@ -664,7 +665,7 @@ describe("a YAML program's create killed with the CLI", () => {
   );
 
   it(
-    "with only the CLI's process group killed, the plugin it left behind exits within the 30 s the README states",
+    "with only the CLI's process group killed, the plugin it left behind exits within the 30 s docs/killed-jobs.md states",
     async () => {
       const project = await freshProject("group-killed");
       const { plugins } = await killUpOnceCreated(project, { groupOnly: true });
@@ -703,18 +704,18 @@ describe("a YAML program's create killed with the CLI", () => {
   );
 });
 
-describe("the README's YAML program, against the emulator the README starts", () => {
+describe("the YAML program of docs/_index.md, against the emulator docs/installation-configuration.md starts", () => {
   let project: PulumiProject;
   let work: string;
   let emulatorBin: string;
 
   beforeAll(async () => {
-    const program = codeBlocks(README, ["yaml"]).find((b) => b.includes("runtime: yaml"));
-    if (!program) throw new Error("the README has no YAML program (a yaml block with `runtime: yaml`)");
-    // Where npm put the plugin here, in place of the README's example directory.
+    const program = codeBlocks(DOCS, ["yaml"]).find((b) => b.includes("runtime: yaml"));
+    if (!program) throw new Error("docs/_index.md has no YAML program (a yaml block with `runtime: yaml`)");
+    // Where npm put the plugin here, in place of the page's example directory.
     const here = program.replace(/path: \/usr\/local\/bin\b/, `path: ${await nativePluginBin()}`);
     expect(here).not.toBe(program);
-    // The README's block makes the stack: the driver's own is another.
+    // The page's block makes the stack: the driver's own is another.
     project = await createNativeProject({
       name: "clusters",
       stack: "driver",
@@ -746,15 +747,13 @@ describe("the README's YAML program, against the emulator the README starts", ()
   it(
     "runs as written, the emulator from PATH and the plugin where the program says; the clean-up deletes the cluster, removes the stack and stops the emulator",
     async () => {
-      const [block] = codeBlocks(README, ["bash"]).filter((b) => b.includes("npm install -g @pulumi-cms/emulator"));
-      const cleanUp = /`(pulumi destroy --yes)`, `(pulumi stack rm dev --yes)` and `(kill "\$\(cat emulator\.pid\)")` clean up/.exec(
-        README,
-      );
+      const [block] = codeBlocks(DOCS, ["bash"]).filter((b) => b.includes("npm install -g @pulumi-cms/emulator"));
+      const cleanUp = /`(pulumi destroy --yes)`, `(pulumi stack rm dev --yes)` and `(kill "\$\(cat emulator\.pid\)")` clean up/.exec(DOCS);
       expect(cleanUp).not.toBeNull();
       // The changes to the text: the emulator is installed already (above), on a free port in place of 8787.
       const port = await freePort();
       const script = [
-        // Not the README's: the emulator, which shares the shell's stderr, stops whatever happens.
+        // Not the page's: the emulator, which shares the shell's stderr, stops whatever happens.
         `trap 'if [ -f emulator.pid ]; then kill "$(cat emulator.pid)" 2>/dev/null || true; fi' EXIT`,
         block
           .replace("npm install -g @pulumi-cms/emulator\n", "")

@@ -52,6 +52,22 @@ export function nodeBin(major: number): string {
 export const EMULATOR_PACKAGE = path.join(REPO_ROOT, "packages/emulator");
 /** The package the provider and the emulator both depend on, a workspace of this repository (`@pulumi-cms/contract`). */
 export const CONTRACT_PACKAGE = path.join(REPO_ROOT, "packages/contract");
+/** The documents the provider's tarball ships: the README, the changelog and the user's pages of docs/. */
+export const PROVIDER_DOCUMENTS: readonly string[] = [
+  "README.md",
+  "CHANGELOG.md",
+  "docs/_index.md",
+  "docs/installation-configuration.md",
+  "docs/api-contract.md",
+  "docs/gitops.md",
+  "docs/how-it-works.md",
+  "docs/cluster.md",
+  "docs/native.md",
+  "docs/kubernetes.md",
+  "docs/killed-jobs.md",
+  "docs/troubleshooting.md",
+  "docs/api-reference.md",
+];
 
 /**
  * `npm pack` of this checkout's provider (or of the package at `pkg`, e.g. {@link EMULATOR_PACKAGE})

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
 import { headingAnchors, linkTargets } from "../support/docs";
-import { CONTRACT_PACKAGE, EMULATOR_PACKAGE, packTarball, workDir } from "../support/packages";
+import { CONTRACT_PACKAGE, EMULATOR_PACKAGE, PROVIDER_DOCUMENTS, packTarball, workDir } from "../support/packages";
 
 /** `https://host/owner/name`, from package.json's `repository.url` (`git+https://…/name.git`). */
 function repositoryUrl(pkg: { repository?: { url?: string } }): string {
@@ -59,15 +59,7 @@ const PACKAGES = [
   {
     name: "pulumi-cms",
     dir: REPO_ROOT,
-    shipped: [
-      "README.md",
-      "CHANGELOG.md",
-      "docs/_index.md",
-      "docs/installation-configuration.md",
-      "docs/api-contract.md",
-      "docs/gitops.md",
-      "docs/how-it-works.md",
-    ],
+    shipped: [...PROVIDER_DOCUMENTS],
   },
   { name: "@pulumi-cms/emulator", dir: EMULATOR_PACKAGE, shipped: ["README.md", "docs/kubernetes.md"] },
   { name: "@pulumi-cms/contract", dir: CONTRACT_PACKAGE, shipped: ["README.md"] },

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../lifecycle/harness.mjs";
-import { CONTRACT_PACKAGE, EMULATOR_PACKAGE } from "../support/packages";
+import { CONTRACT_PACKAGE, EMULATOR_PACKAGE, PROVIDER_DOCUMENTS } from "../support/packages";
 
 /** What `npm pack` of the package at `dir` would ship. */
 function packedFiles(dir: string): string[] {
@@ -48,14 +48,8 @@ describe("the package tarball", () => {
 
   it.each([
     "package.json",
-    "README.md",
-    "CHANGELOG.md",
     "LICENSE",
-    "docs/_index.md",
-    "docs/installation-configuration.md",
-    "docs/api-contract.md",
-    "docs/gitops.md",
-    "docs/how-it-works.md",
+    ...PROVIDER_DOCUMENTS,
     "dist/index.js",
     "dist/index.d.ts",
     // The deprecated `pulumi-cms/emulator`, which re-exports @pulumi-cms/emulator.
