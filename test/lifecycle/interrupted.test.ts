@@ -7,7 +7,7 @@
  * After it: the command exits 0; the service holds exactly the stack's clusters (plus the ones
  * the stack never owned, untouched); `preview --expect-no-changes` passes. The engine keeps a
  * killed create's pending operation until a refresh resolves it, so the recovery recipe's
- * `pulumi refresh --yes --clear-pending-creates` (README, "Running in CI") then leaves none.
+ * `pulumi refresh --yes --clear-pending-creates` (docs/killed-jobs.md) then leaves none.
  *
  * Also without a kill: `up --replace`, two stacks declaring the same resource, destroy then up.
  */
@@ -317,7 +317,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
   );
 
   it(
-    "6. only the CLI's process group killed: the provider host it left behind exits within 30 s, as the README says",
+    "6. only the CLI's process group killed: the provider host it left behind exits within 30 s, as docs/killed-jobs.md says",
     async () => {
       const p = await project();
       const known = await ids();
