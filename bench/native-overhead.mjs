@@ -16,7 +16,7 @@
  * - floor-nodejs-shaped: a Node.js program of N ClusterShapeds declared as the generated SDK
  *   declares a Cluster (its 14 properties, the kubeconfig a secret output);
  * - ts-native: a Node.js program of N Clusters of `pulumi-cms/native`, the plugin found through
- *   Pulumi.yaml's `plugins.providers` (`node_modules/.bin`), as the README tells;
+ *   Pulumi.yaml's `plugins.providers` (`node_modules/.bin`), as docs/installation-configuration.md tells;
  * - dynamic: a Node.js program of N `pulumi-cms` (dynamic) Clusters.
  *
  * The Node.js programs are JavaScript (the package's compiled SDKs, no TypeScript step per run,

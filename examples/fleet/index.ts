@@ -23,7 +23,7 @@ for (const [key, spec] of Object.entries(specs)) {
   // The key is the resource name, so reordering the config never touches a cluster, and an
   // explicit service-side name ("dev-web") keeps the fleet readable in the service's console.
   // The price of a pinned name: a replacement (a controlPlanes change) deletes the old cluster
-  // before creating the new one. Without `name`, the new cluster comes first (see README).
+  // before creating the new one. Without `name`, the new cluster comes first (see docs/cluster.md).
   fleet[key] = new cms.Cluster(key, {
     name: `${stack}-${key}`,
     controlPlanes: spec.controlPlanes ?? 1,

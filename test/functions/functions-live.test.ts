@@ -137,7 +137,7 @@ describe("functions", () => {
   it("names the function and hides the token in API errors", async () => {
     const gone = await rejection(getCluster({ id: "cls_00000000000000ff", connection }));
     expect(gone.message).toMatch(/^getCluster: .*(not found|No cluster)/i);
-    // The README's way to tell it apart: a CmsError of the service's code.
+    // docs/troubleshooting.md's way to tell it apart: a CmsError of the service's code.
     expect(gone).toBeInstanceOf(CmsError);
     expect(gone.code).toBe("not_found");
     // A lookup is not in the stack: a refresh would change nothing.

@@ -221,7 +221,7 @@ describe("kubeconfigs built on it", () => {
     const id = await runningCluster("exec-save");
     const dir = mkdtempSync(join(tmpdir(), "cms-exec-save-"));
     try {
-      // As the README types it on a machine where kubectl never ran: ~/.kube does not exist yet.
+      // As docs/kubernetes.md types it on a machine where kubectl never ran: ~/.kube does not exist yet.
       const file = join(dir, ".kube", "cms-apps");
       const out = await cmsKubeconfig(["save", id, "--file", file], { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token });
       expect(out).toMatchObject({ code: 0, stdout: "" });

@@ -3,7 +3,7 @@
  *
  * - a create that ends in `error`: the cluster is kept in the stack as an init error, and the
  *   next `up` recovers by REPLACING it (a cluster in `error` never becomes running again; see
- *   README "Tests"). With an explicit name the broken cluster is deleted first; auto-named, the
+ *   docs/cluster.md). With an explicit name the broken cluster is deleted first; auto-named, the
  *   new one is created first and the broken one deleted after. Either way: one running cluster,
  *   no orphan, no duplicate.
  * - a 429 storm and a burst of 5xx during `up`: the update completes, with exactly one cluster.
