@@ -21,7 +21,7 @@ import { type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } f
 import { parse } from "yaml";
 import { PLUGIN_DOWNLOAD_URL } from "../../src/hosts/native/schema";
 import { kubectl, kubernetesUnavailable } from "../support/kubernetes";
-import { createNodeNativeProject, nativeExampleFiles } from "../support/native";
+import { createNodeNativeProject, execKubeconfigVariable, nativeExampleFiles } from "../support/native";
 import { releaseArchives } from "../support/packages";
 
 const STEP = 240_000;
@@ -125,6 +125,17 @@ ${outputs}`;
   return nodelessProject(name, { "Pulumi.yaml": program }, { emulator });
 }
 
+/**
+ * {@link upAndDestroy} of a project whose engine installs the plugin by itself: it asked the
+ * loopback server for the linux-amd64 archive and installed the plugin into the project's PULUMI_HOME.
+ */
+async function autoInstalledUpAndDestroy(project: PulumiProject, emulator = emu, whileUp?: (id: string) => Promise<void>): Promise<void> {
+  requested.length = 0;
+  await upAndDestroy(project, emulator, whileUp);
+  expect(requested).toContain(`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`);
+  expect(fs.existsSync(installedPlugin(project))).toBe(true);
+}
+
 /** `pulumi up`, the cluster running in `emulator`, then `whileUp(id)`, `pulumi destroy`, none left. */
 async function upAndDestroy(project: PulumiProject, emulator = emu, whileUp?: (id: string) => Promise<void>): Promise<void> {
   await project.up();
@@ -158,24 +169,13 @@ describe("the release's plugin archive, installed as Pulumi installs plugins, wi
       const project = await yamlProject("release-auto", {
         options: `    options:\n      version: ${VERSION}\n      pluginDownloadURL: ${serverUrl}\n`,
         // The exec kubeconfig as a stack output, as a user hands it to kubectl (`pulumi stack output kubeconfig --show-secrets`).
-        more: `variables:
-  kc:
-    fn::invoke:
-      function: cms:index:getKubeconfig
-      arguments:
-        clusterId: \${cluster.id}
-        credential: exec
-      options:
-        version: ${VERSION}
-        pluginDownloadURL: ${serverUrl}
-`,
+        more: execKubeconfigVariable(`      options:\n        version: ${VERSION}\n        pluginDownloadURL: ${serverUrl}\n`),
         outputs: `  kubeconfig: \${kc.kubeconfig}\n`,
         emulator,
       });
       // The test driver turns the CLI's automatic plugin acquisition off for every other test.
       project.env = { ...project.env, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false" };
-      requested.length = 0;
-      await upAndDestroy(project, emulator, async (id) => {
+      await autoInstalledUpAndDestroy(project, emulator, async (id) => {
         const kubeconfig = JSON.parse((await project.run(["stack", "output", "--json", "--show-secrets", "--stack", project.stack])).stdout)
           .kubeconfig as string;
         // The credential is the installed executable's own command, by absolute path; the token only in the
@@ -189,8 +189,6 @@ describe("the release's plugin archive, installed as Pulumi installs plugins, wi
         const seen = await kubectl(kubeconfig, ["get", "namespace", "default", "-o", "name"], undefined, { PATH: cliOnly });
         expect(seen).toMatchObject({ code: 0, stdout: "namespace/default\n", stderr: "" });
       });
-      expect(requested).toContain(`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`);
-      expect(fs.existsSync(installedPlugin(project))).toBe(true);
     },
     STEP,
   );
@@ -208,10 +206,7 @@ describe("the release's plugin archive, installed as Pulumi installs plugins, wi
           PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: downloadUrlOverride(),
         },
       });
-      requested.length = 0;
-      await upAndDestroy(project);
-      expect(requested).toContain(`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`);
-      expect(fs.existsSync(installedPlugin(project))).toBe(true);
+      await autoInstalledUpAndDestroy(project);
     },
     STEP,
   );
@@ -239,10 +234,7 @@ export const status = cluster.status;
         },
       });
       projects.push(project);
-      requested.length = 0;
-      await upAndDestroy(project);
-      expect(requested).toContain(`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`);
-      expect(fs.existsSync(installedPlugin(project))).toBe(true);
+      await autoInstalledUpAndDestroy(project);
     },
     STEP,
   );

@@ -141,6 +141,23 @@ export async function createNodeNativeProject(
 /** The native plugin's resource type. */
 export const NATIVE_CLUSTER = "cms:index:Cluster";
 
+/**
+ * A YAML program's `variables:` entry `kc`: the exec kubeconfig of its resource `cluster`
+ * (`cms:index:getKubeconfig` with `credential: exec`, whose user runs the plugin's own
+ * `kubeconfig exec-credential`), read as `${kc.kubeconfig}`; `options`, the invoke's options as
+ * YAML lines indented under it, if any.
+ */
+export function execKubeconfigVariable(options = ""): string {
+  return `variables:
+  kc:
+    fn::invoke:
+      function: cms:index:getKubeconfig
+      arguments:
+        clusterId: \${cluster.id}
+        credential: exec
+${options}`;
+}
+
 /** The engine's step ops of the native Clusters in a run, in order (`update`, `create-replacement`, ...). */
 export function clusterSteps(run: { steps: Array<{ kind: string; op: string; type: string }> }): string[] {
   return run.steps.filter((s) => s.kind === "outputs" && s.type === NATIVE_CLUSTER).map((s) => s.op);
