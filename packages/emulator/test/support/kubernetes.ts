@@ -32,7 +32,9 @@ export interface Kubectl {
 /**
  * Runs kubectl with `kubeconfig` (YAML text); `stdin` is piped to it. Never throws on exit codes.
  * With `env`, kubectl (found on this process's PATH) runs with that environment only: e.g. a PATH
- * without Node.js, to show that what the kubeconfig's `exec` runs needs none.
+ * without Node.js, to show that what the kubeconfig's `exec` runs needs none. Its HOME is then the
+ * kubeconfig's temporary directory (unless `env` names one), so that its cache (`~/.kube/cache`)
+ * goes there rather than into the working directory.
  */
 export function kubectl(kubeconfig: string, args: string[], stdin?: string, env?: NodeJS.ProcessEnv): Promise<Kubectl> {
   const command = env ? onPath("kubectl") : "kubectl";
@@ -43,7 +45,7 @@ export function kubectl(kubeconfig: string, args: string[], stdin?: string, env?
     const child = execFile(
       command,
       ["--kubeconfig", file, "--request-timeout=20s", ...args],
-      { timeout: 60_000, env },
+      { timeout: 60_000, env: env && { HOME: dir, ...env } },
       (error, stdout, stderr) => {
         rmSync(dir, { recursive: true, force: true });
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
