@@ -16,6 +16,8 @@ const NEEDS_KUBERNETES = [
   "test/examples/kubernetes-app-no-kubernetes-live.test.ts",
   "test/docs/gitops-kubernetes.test.ts",
   "test/native/yaml-kubernetes-live.test.ts",
+  // Its YAML auto-install run's kubectl check needs the control plane.
+  "test/native/release-install-live.test.ts",
   "packages/emulator/test/kubernetes-*.test.ts",
 ];
 const ALL = ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"];

@@ -36,11 +36,11 @@
  *
  * Prints Markdown tables. Figures: docs/benchmarks.md.
  */
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import os from "node:os";
 import { createRequire } from "node:module";
-import { createProject, ensurePulumi, installTarball, root } from "./lib/pulumi.mjs";
+import { createProject, ensurePulumi, installTarball, linkPluginBin, root } from "./lib/pulumi.mjs";
 import { firstLine } from "./lib/first-line.mjs";
 import { destroyAll, median, runRounds, sampleLoads } from "./lib/rounds.mjs";
 
@@ -97,19 +97,6 @@ const COMMANDS = [
   { label: "up", args: ["up", ...FLAGS] },
   { label: "destroy", args: ["destroy", ...FLAGS] },
 ];
-
-/**
- * The package's `pulumi-resource-cms` bin linked into its node_modules/.bin, as npm links it (the
- * tarball is unpacked by hand, so here); that directory.
- */
-function linkPluginBin(nodeModules) {
-  const bin = JSON.parse(readFileSync(join(nodeModules, "pulumi-cms", "package.json"), "utf8")).bin["pulumi-resource-cms"];
-  const dir = join(nodeModules, ".bin");
-  mkdirSync(dir, { recursive: true });
-  chmodSync(join(nodeModules, "pulumi-cms", bin), 0o755);
-  symlinkSync(`../pulumi-cms/${bin}`, join(dir, "pulumi-resource-cms"));
-  return dir;
-}
 
 const pkg = installTarball(root);
 const pluginBin = linkPluginBin(pkg.nodeModules);

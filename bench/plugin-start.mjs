@@ -17,27 +17,20 @@
  *
  * Prints a Markdown table. Figures: docs/benchmarks.md.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { archiveName } from "../scripts/release.mjs";
 import { firstLine } from "./lib/first-line.mjs";
 import { root } from "./lib/pulumi.mjs";
+import { releaseExecutableDir } from "./lib/release.mjs";
 import { median } from "./lib/rounds.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
-const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const dir = mkdtempSync(join(os.tmpdir(), "cms-bench-start-"));
 try {
-  execFileSync(process.execPath, [join(root, "scripts/release.mjs"), "--platforms", "linux-amd64", "--out", join(dir, "release")], {
-    stdio: ["ignore", "ignore", "ignore"],
-  });
-  const bin = join(dir, "bin");
+  const bin = releaseExecutableDir(dir);
   const empty = join(dir, "empty");
-  mkdirSync(bin);
   mkdirSync(empty);
-  execFileSync("tar", ["-xzf", join(dir, "release", archiveName(version, "linux-amd64")), "-C", bin]);
   const engine = "127.0.0.1:9";
   /** @type {Record<string, [string, string[], NodeJS.ProcessEnv]>} */
   const commands = {

@@ -6,7 +6,7 @@
  * events say and the peak RSS of the dynamic-provider host process it started.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,6 +57,21 @@ export function installTarball(from = root) {
     symlinkSync(join(root, "node_modules", entry), join(nodeModules, entry), "dir");
   }
   return { dir, tarball, nodeModules, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The package's `pulumi-resource-cms` bin linked into `nodeModules/.bin` (of {@link installTarball}),
+ * as npm links it (the tarball is unpacked by hand, so here); that directory.
+ *
+ * @param {string} nodeModules
+ */
+export function linkPluginBin(nodeModules) {
+  const bin = JSON.parse(readFileSync(join(nodeModules, "pulumi-cms", "package.json"), "utf8")).bin["pulumi-resource-cms"];
+  const dir = join(nodeModules, ".bin");
+  mkdirSync(dir, { recursive: true });
+  chmodSync(join(nodeModules, "pulumi-cms", bin), 0o755);
+  symlinkSync(`../pulumi-cms/${bin}`, join(dir, "pulumi-resource-cms"));
+  return dir;
 }
 
 /**

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { findPulumi, type LifecycleEmulator, lifecycleSkipped, startLifecycleEmulator } from "../lifecycle/harness.mjs";
 import { kubectl, kubernetesPluginDir, kubernetesUnavailable } from "../support/kubernetes";
-import { createNativeProject, NATIVE_CLUSTER, nativePluginBin } from "../support/native";
+import { createNativeProject, execKubeconfigVariable, NATIVE_CLUSTER, nativePluginBin } from "../support/native";
 
 const STEP = 10 * 60_000;
 const skip = lifecycleSkipped() ? "CMS_SKIP_LIFECYCLE=1" : kubernetesUnavailable({ plugin: true });
@@ -48,14 +48,7 @@ resources:
         greeting: ${greeting}
     options:
       provider: \${kubernetes}
-variables:
-  kc:
-    fn::invoke:
-      function: cms:index:getKubeconfig
-      arguments:
-        clusterId: \${cluster.id}
-        credential: exec
-outputs:
+${execKubeconfigVariable()}outputs:
   clusterId: \${cluster.id}
 `;
 

@@ -32,18 +32,21 @@ export type NativeExample = "go" | "yaml";
 
 /** The plugin's directory as the examples' Pulumi.yaml names it (`npm install -g` with Node.js in /usr/local). */
 const EXAMPLE_PLUGIN_DIR = /(path: )\/usr\/local\/bin\b/;
+/** The whole `plugins:` entry of the examples' Pulumi.yaml (the `$1` of the edit keeps nothing of it). */
+const EXAMPLE_PLUGINS_ENTRY = /()^plugins:\n(?: {2,}.*\n)+/m;
 /** The Go example's `replace` of the SDK's module, relative to the example (`../../sdk/go`). */
 const EXAMPLE_SDK_REPLACE = /^(replace github\.com\/pulumi-cms\/pulumi-cms\/sdk\/go => )\.\.\/\.\.\/sdk\/go$/m;
 
 /**
  * The files of `examples/<name>` a project needs (README.md stays behind), edited as its README
  * tells a user to: Pulumi.yaml names `pluginDir`, where the plugin is installed (the README's
- * `dirname "$(command -v pulumi-resource-cms)"`), in place of /usr/local/bin; and, the example
- * copied out of this repository, go.mod replaces the SDK's module with this checkout's `sdk/go`.
- * Throws when a file no longer holds what is edited, so that the examples and these edits cannot
- * drift apart unnoticed.
+ * `dirname "$(command -v pulumi-resource-cms)"`), in place of /usr/local/bin, or, with
+ * `pluginDir` null, has no `plugins:` entry at all (the engine installs the plugin from the
+ * releases its SDK names); and, the example copied out of this repository, go.mod replaces the
+ * SDK's module with this checkout's `sdk/go`. Throws when a file no longer holds what is edited,
+ * so that the examples and these edits cannot drift apart unnoticed.
  */
-export function nativeExampleFiles(name: NativeExample, pluginDir: string): Record<string, string> {
+export function nativeExampleFiles(name: NativeExample, pluginDir: string | null): Record<string, string> {
   const dir = path.join(REPO_ROOT, "examples", name);
   const files: Record<string, string> = {};
   for (const f of fs.readdirSync(dir)) if (f !== "README.md") files[f] = fs.readFileSync(path.join(dir, f), "utf8");
@@ -51,7 +54,8 @@ export function nativeExampleFiles(name: NativeExample, pluginDir: string): Reco
     if (!pattern.test(files[file] ?? "")) throw new Error(`examples/${name}/${file} no longer matches ${pattern}`);
     files[file] = files[file].replace(pattern, `$1${to}`);
   };
-  edit("Pulumi.yaml", EXAMPLE_PLUGIN_DIR, pluginDir);
+  if (pluginDir !== null) edit("Pulumi.yaml", EXAMPLE_PLUGIN_DIR, pluginDir);
+  else edit("Pulumi.yaml", EXAMPLE_PLUGINS_ENTRY, "");
   if (name === "go") edit("go.mod", EXAMPLE_SDK_REPLACE, path.join(REPO_ROOT, "sdk", "go"));
   return files;
 }
@@ -136,6 +140,23 @@ export async function createNodeNativeProject(
 
 /** The native plugin's resource type. */
 export const NATIVE_CLUSTER = "cms:index:Cluster";
+
+/**
+ * A YAML program's `variables:` entry `kc`: the exec kubeconfig of its resource `cluster`
+ * (`cms:index:getKubeconfig` with `credential: exec`, whose user runs the plugin's own
+ * `kubeconfig exec-credential`), read as `${kc.kubeconfig}`; `options`, the invoke's options as
+ * YAML lines indented under it, if any.
+ */
+export function execKubeconfigVariable(options = ""): string {
+  return `variables:
+  kc:
+    fn::invoke:
+      function: cms:index:getKubeconfig
+      arguments:
+        clusterId: \${cluster.id}
+        credential: exec
+${options}`;
+}
 
 /** The engine's step ops of the native Clusters in a run, in order (`update`, `create-replacement`, ...). */
 export function clusterSteps(run: { steps: Array<{ kind: string; op: string; type: string }> }): string[] {

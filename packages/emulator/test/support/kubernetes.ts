@@ -6,9 +6,9 @@
  * in CI they fail.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { findKubernetesBinaries } from "../../src/kubernetes/binaries";
 
 /** Why the Kubernetes tests cannot run here, or undefined when they can (always in CI). */
@@ -29,16 +29,23 @@ export interface Kubectl {
   stderr: string;
 }
 
-/** Runs kubectl with `kubeconfig` (YAML text); `stdin` is piped to it. Never throws on exit codes. */
-export function kubectl(kubeconfig: string, args: string[], stdin?: string): Promise<Kubectl> {
+/**
+ * Runs kubectl with `kubeconfig` (YAML text); `stdin` is piped to it. Never throws on exit codes.
+ * With `env`, kubectl (found on this process's PATH) runs with that environment only: e.g. a PATH
+ * without Node.js, to show that what the kubeconfig's `exec` runs needs none. Its HOME is then the
+ * kubeconfig's temporary directory (unless `env` names one), so that its cache (`~/.kube/cache`)
+ * goes there rather than into the working directory.
+ */
+export function kubectl(kubeconfig: string, args: string[], stdin?: string, env?: NodeJS.ProcessEnv): Promise<Kubectl> {
+  const command = env ? onPath("kubectl") : "kubectl";
   const dir = mkdtempSync(join(tmpdir(), "cms-kubectl-"));
   const file = join(dir, "kubeconfig");
   writeFileSync(file, kubeconfig, { mode: 0o600 });
   return new Promise((resolve) => {
     const child = execFile(
-      "kubectl",
+      command,
       ["--kubeconfig", file, "--request-timeout=20s", ...args],
-      { timeout: 60_000 },
+      { timeout: 60_000, env: env && { HOME: dir, ...env } },
       (error, stdout, stderr) => {
         rmSync(dir, { recursive: true, force: true });
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
@@ -46,6 +53,16 @@ export function kubectl(kubeconfig: string, args: string[], stdin?: string): Pro
     );
     child.stdin?.end(stdin ?? "");
   });
+}
+
+/** The absolute path of `name` on this process's PATH (as a shell's `command -v`); the name itself when it is on none. */
+function onPath(name: string): string {
+  const found = (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, name))
+    .find((file) => existsSync(file));
+  return found ?? name;
 }
 
 /** A Deployment and a Service named `name`, as `kubectl apply -f -` takes them. */
