@@ -119,17 +119,9 @@ func run(language, schemaPath, outDir, sdkVersion string) error {
 		return fmt.Errorf("OUTDIR %s must not exist or be empty", outDir)
 	}
 
-	raw, err := os.ReadFile(schemaPath)
+	spec, pkg, err := readSchema(schemaPath)
 	if err != nil {
 		return err
-	}
-	var spec schema.PackageSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
-	}
-	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
-	if err != nil {
-		return fmt.Errorf("%s: %w", schemaPath, err)
 	}
 	var files map[string][]byte
 	if language == "go" {
@@ -158,6 +150,23 @@ func run(language, schemaPath, outDir, sdkVersion string) error {
 	fmt.Fprintf(os.Stderr, "sdk-gen: wrote %d files of the %s SDK of package %s to %s\n",
 		len(names), language, pkg.Name, outDir)
 	return nil
+}
+
+// readSchema returns the package schema in schemaPath, as written and bound.
+func readSchema(schemaPath string) (schema.PackageSpec, *schema.Package, error) {
+	var spec schema.PackageSpec
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		return spec, nil, err
+	}
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return spec, nil, fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
+	}
+	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
+	if err != nil {
+		return spec, nil, fmt.Errorf("%s: %w", schemaPath, err)
+	}
+	return spec, pkg, nil
 }
 
 // goFiles returns the Go SDK's files, with a go.mod requiring sdk/v3 at sdkVersion.

@@ -65,17 +65,9 @@ func (l onePackage) LoadPackageReferenceV2(_ context.Context, d *schema.PackageD
 // type typ and name name found in stackPath, the output of `pulumi stack export --show-secrets`
 // (secrets in plain text: the CLI works on the decrypted state).
 func runProgram(w io.Writer, schemaPath, stackPath, typ, name string) error {
-	raw, err := os.ReadFile(schemaPath)
+	_, pkg, err := readSchema(schemaPath)
 	if err != nil {
 		return err
-	}
-	var spec schema.PackageSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
-	}
-	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
-	if err != nil {
-		return fmt.Errorf("%s: %w", schemaPath, err)
 	}
 	loader := onePackage{pkg}
 
