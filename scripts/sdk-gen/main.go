@@ -1,10 +1,15 @@
 // Command sdk-gen writes the Go or the Node.js SDK of a Pulumi package from
 // its schema, with Pulumi's own code generators (pkg/v3/codegen/go and
 // pkg/v3/codegen/nodejs, the ones behind `pulumi package gen-sdk --language
-// go|nodejs`). Built and run by scripts/gen-sdk; see CONTRIBUTING.md, "The
-// SDK generator".
+// go|nodejs`); with -program, it prints the TypeScript program `pulumi import`
+// prints for a resource it imported (program.go). Built and run by
+// scripts/gen-sdk; see CONTRIBUTING.md, "The SDK generator".
 //
 //	sdk-gen -language go|nodejs [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR
+//	sdk-gen -program -language nodejs SCHEMA.json STACK.json TYPE NAME
+//
+// STACK.json is the output of `pulumi stack export --show-secrets` after
+// `pulumi import TYPE NAME ID`; the program goes to stdout.
 //
 // It runs offline and starts no plugin: `pulumi package gen-sdk` would ask the
 // language host for the SDK, and the hosts built here predate that call. The
@@ -69,17 +74,26 @@ func main() {
 	language := flag.String("language", "", "the SDK's language: go or nodejs")
 	sdkVersion := flag.String("sdk-version", linkedSDKVersion(),
 		"the "+sdkModule+" version the generated go.mod requires (go only)")
+	program := flag.Bool("program", false,
+		"print the program `pulumi import TYPE NAME ID` prints for the resource (nodejs only)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(),
-			"usage: %s -language go|nodejs [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR\n", os.Args[0])
+			"usage: %[1]s -language go|nodejs [-sdk-version vX.Y.Z] SCHEMA.json OUTDIR\n"+
+				"       %[1]s -program -language nodejs SCHEMA.json STACK.json TYPE NAME\n", os.Args[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 2 || (*language != "go" && *language != "nodejs") {
+	var err error
+	switch {
+	case *program && flag.NArg() == 4 && *language == "nodejs":
+		err = runProgram(os.Stdout, flag.Arg(0), flag.Arg(1), flag.Arg(2), flag.Arg(3))
+	case !*program && flag.NArg() == 2 && (*language == "go" || *language == "nodejs"):
+		err = run(*language, flag.Arg(0), flag.Arg(1), *sdkVersion)
+	default:
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*language, flag.Arg(0), flag.Arg(1), *sdkVersion); err != nil {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "sdk-gen: %v\n", err)
 		os.Exit(1)
 	}
@@ -105,17 +119,9 @@ func run(language, schemaPath, outDir, sdkVersion string) error {
 		return fmt.Errorf("OUTDIR %s must not exist or be empty", outDir)
 	}
 
-	raw, err := os.ReadFile(schemaPath)
+	spec, pkg, err := readSchema(schemaPath)
 	if err != nil {
 		return err
-	}
-	var spec schema.PackageSpec
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
-	}
-	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
-	if err != nil {
-		return fmt.Errorf("%s: %w", schemaPath, err)
 	}
 	var files map[string][]byte
 	if language == "go" {
@@ -144,6 +150,23 @@ func run(language, schemaPath, outDir, sdkVersion string) error {
 	fmt.Fprintf(os.Stderr, "sdk-gen: wrote %d files of the %s SDK of package %s to %s\n",
 		len(names), language, pkg.Name, outDir)
 	return nil
+}
+
+// readSchema returns the package schema in schemaPath, as written and bound.
+func readSchema(schemaPath string) (schema.PackageSpec, *schema.Package, error) {
+	var spec schema.PackageSpec
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		return spec, nil, err
+	}
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return spec, nil, fmt.Errorf("%s is not a package schema: %w", schemaPath, err)
+	}
+	pkg, err := schema.ImportSpec(spec, nil, noReferences{}, schema.ValidationOptions{})
+	if err != nil {
+		return spec, nil, fmt.Errorf("%s: %w", schemaPath, err)
+	}
+	return spec, pkg, nil
 }
 
 // goFiles returns the Go SDK's files, with a go.mod requiring sdk/v3 at sdkVersion.

@@ -25,6 +25,7 @@ import {
   clusterSteps,
   createNodeNativeProject,
   NATIVE_CLUSTER,
+  outsideCluster,
   revealedCluster,
   secretBreaches,
   shown,
@@ -291,10 +292,7 @@ describe("a TypeScript program on pulumi-cms/native", () => {
   it(
     "takes a cluster made outside Pulumi with pulumi import, then destroys the stack's clusters",
     async () => {
-      const created = await emu.api("POST", "/v1/clusters", { name: "outside", control_planes: 1, workers: 2, node_size: "medium" });
-      expect(created.status).toBe(201);
-      const outside = created.body.id as string;
-      await emu.waitForCluster(outside, (c) => c?.status === "running");
+      const outside = await outsideCluster(emu, "outside");
       const postsBefore = await posts();
 
       const imported = await project.run([

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { type LifecycleEmulator, PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
 import { installedOnce, installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, providerTarball as tarball } from "./packages";
 
 let installed: Promise<string> | undefined;
@@ -156,6 +156,15 @@ export function execKubeconfigVariable(options = ""): string {
         clusterId: \${cluster.id}
         credential: exec
 ${options}`;
+}
+
+/** A running cluster made outside Pulumi (as in the console), of 1 control plane and 2 `medium` workers, for `pulumi import`: its id. */
+export async function outsideCluster(emu: LifecycleEmulator, name: string): Promise<string> {
+  const created = await emu.api("POST", "/v1/clusters", { name, control_planes: 1, workers: 2, node_size: "medium" });
+  if (created.status !== 201) throw new Error(`POST /v1/clusters answered ${created.status}: ${created.text}`);
+  const id = created.body.id as string;
+  await emu.waitForCluster(id, (c) => c?.status === "running");
+  return id;
 }
 
 /** The engine's step ops of the native Clusters in a run, in order (`update`, `create-replacement`, ...). */
