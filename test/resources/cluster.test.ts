@@ -7,7 +7,7 @@ import * as rpc from "@pulumi/pulumi/runtime/rpc";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Cluster } from "../../src/resources";
 import { CLUSTER_TYPE, SEED_TYPE } from "../../src/resources/type-token";
-import { CLUSTER_FIELDS, type ClusterField, clusterFieldsWhere } from "../../src/shared/cluster-fields";
+import { CLUSTER_FIELDS, clusterFieldsWhere, type Field } from "@pulumi-cms/contract";
 import { outputValue } from "../support/outputs";
 
 interface Registered {
@@ -122,14 +122,14 @@ describe("Cluster", () => {
     expect(Cluster.isInstance({})).toBe(false);
   });
 
-  it("has an Output for every output of shared/cluster-fields.ts but the connection, secret where the field is", async () => {
+  it("has an Output for every output of the contract's fields.ts but the connection, secret where the field is", async () => {
     const c = new Cluster("every", { name: "every", controlPlanes: 1, workers: 1, nodeSize: "small" });
     // The connection is kept from the program: it holds the token.
     const outputs = clusterFieldsWhere((f) => f.output !== undefined).filter((k) => k !== "connection");
     for (const key of outputs) {
       const output = (c as unknown as Record<string, unknown>)[key];
       expect(pulumi.Output.isInstance(output), key).toBe(true);
-      expect(await pulumi.isSecret(output as pulumi.Output<unknown>), key).toBe((CLUSTER_FIELDS[key] as ClusterField).secret === true);
+      expect(await pulumi.isSecret(output as pulumi.Output<unknown>), key).toBe((CLUSTER_FIELDS[key] as Field).secret === true);
     }
   });
 

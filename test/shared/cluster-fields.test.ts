@@ -1,5 +1,5 @@
 /**
- * Every description of a Cluster against its one declaration (`src/shared/cluster-fields.ts`):
+ * Every description of a Cluster against its one declaration (``@pulumi-cms/contract`'s fields.ts`):
  * each field's name, type, optionality, secrecy and what changing it does. The types are compared
  * at compile time (`npm run lint` type-checks this file: a mismatch is a type error on one of the
  * `expectTypeOf` lines), the schemas and lists at run time.
@@ -10,9 +10,13 @@ import {
   type ApiClusterList,
   type ApiClusterSummary,
   type ApiNodeList,
+  CLUSTER_FIELDS,
+  type ClusterFieldName,
+  clusterFieldsWhere,
   clusterListSchema,
   clusterSchema,
   clusterSummarySchema,
+  type Field,
   nodeListSchema,
 } from "@pulumi-cms/contract";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -22,7 +26,7 @@ import { packageSchema } from "../../src/hosts/native/schema";
 import type { ClusterInputs, ClusterOutputs } from "../../src/provider/types";
 import { REPLACE_PROPERTIES, UPDATABLE_PROPERTIES } from "../../src/provider/types";
 import type { Cluster, ClusterArgs } from "../../src/resources/cluster";
-import { CLUSTER_FIELDS, type ClusterField, type ClusterFieldName, clusterFieldsWhere } from "../../src/shared/cluster-fields";
+
 import type { ClusterAttributes, ClusterInfo } from "../../src/shared/cluster-info";
 
 // ------------------------------------------------------------------------- the types, at compile time
@@ -80,7 +84,7 @@ describe("the types", () => {
 
 // --------------------------------------------------------------------------- the schemas, at run time
 
-const entries = Object.entries(CLUSTER_FIELDS) as [ClusterFieldName, ClusterField][];
+const entries = Object.entries(CLUSTER_FIELDS) as [ClusterFieldName, Field][];
 const where = clusterFieldsWhere;
 const sorted = (list: readonly string[]) => [...list].sort();
 

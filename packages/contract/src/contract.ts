@@ -9,15 +9,8 @@
  * status, phase or size this version does not know (a string all the same); a documented field
  * that is missing or of another type, or an id of another shape, is a broken answer.
  */
+import { CLUSTER_FIELDS, CLUSTER_ID_PATTERN, type Field, NODE_FIELDS, NODE_ID_PATTERN, wireNames } from "./fields";
 import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, PHASES } from "./wire-types";
-
-/**
- * A cluster id: `cls_` and then letters, digits, `_` or `-` (the documentation says `cls_<id>`;
- * the emulator's are 16 lowercase hex characters). Nothing else may go into a path.
- */
-export const CLUSTER_ID_PATTERN = "^cls_[A-Za-z0-9_-]{1,128}$";
-/** A node id: `node_` and then letters, digits, `_` or `-`. */
-export const NODE_ID_PATTERN = "^node_[A-Za-z0-9_-]{1,128}$";
 
 const CLUSTER_ID = new RegExp(CLUSTER_ID_PATTERN);
 const NODE_ID = new RegExp(NODE_ID_PATTERN);
@@ -90,16 +83,28 @@ export const noQuery = { type: "object", additionalProperties: false, properties
 const text = { type: "string" };
 const count = { type: "integer", minimum: 0 };
 
-const summaryProps = {
-  id: { type: "string", pattern: CLUSTER_ID_PATTERN },
-  name: text,
-  status: text,
-  phase: text,
-  control_planes: count,
-  workers: count,
-  node_size: text,
-  created_at: text,
-};
+/**
+ * The answers' schema of each field on the wire of `fields` for which `keep` holds, under its
+ * wire name, in declaration order (fields.ts): an id its pattern, a count at least 0, a field the
+ * service may not return also `null`.
+ */
+function wireProps(fields: Record<string, Field>, keep: (field: Field) => boolean): Record<string, object> {
+  const props: Record<string, object> = {};
+  for (const f of Object.values(fields)) {
+    if (f.wire === undefined || !keep(f)) continue;
+    props[f.wire] =
+      f.reported === "maybe"
+        ? { type: [f.type, "null"] }
+        : f.pattern !== undefined
+          ? { type: f.type, pattern: f.pattern }
+          : f.type === "integer"
+            ? count
+            : text;
+  }
+  return props;
+}
+
+const summaryProps = wireProps(CLUSTER_FIELDS, (f) => f.reported === "summary");
 
 /** The create's answer (201): the abbreviated cluster. */
 export const clusterSummarySchema = {
@@ -108,20 +113,15 @@ export const clusterSummarySchema = {
   properties: summaryProps,
 };
 
-const clusterProps = {
-  ...summaryProps,
-  node_count: count,
-  endpoint: text,
-  kubernetes_version: text,
-  updated_at: text,
-  // Whether the service returns it is not documented: optional, `null` when none was given.
-  infra_id: { type: ["string", "null"] },
-};
+// Whether the service returns a `maybe` field (infra_id) is not documented: optional, `null` when none was given.
+const clusterProps = { ...summaryProps, ...wireProps(CLUSTER_FIELDS, (f) => f.reported !== undefined && f.reported !== "summary") };
+
+const MAYBE = wireNames(CLUSTER_FIELDS, (f) => f.reported === "maybe").map(([, wire]) => wire);
 
 /** The full cluster: `GET /v1/clusters/{id}`, list items, the PATCH answer. */
 export const clusterSchema = {
   type: "object",
-  required: Object.keys(clusterProps).filter((k) => k !== "infra_id"),
+  required: Object.keys(clusterProps).filter((k) => !MAYBE.includes(k)),
   properties: clusterProps,
 };
 
@@ -137,18 +137,7 @@ export const clusterListSchema = {
   },
 };
 
-const nodeProps = {
-  id: { type: "string", pattern: NODE_ID_PATTERN },
-  cluster_id: { type: "string", pattern: CLUSTER_ID_PATTERN },
-  name: text,
-  role: text,
-  status: text,
-  node_size: text,
-  ip_address: text,
-  kubernetes_version: text,
-  talos_version: text,
-  created_at: text,
-};
+const nodeProps = wireProps(NODE_FIELDS, () => true);
 
 /** `GET /v1/clusters/{id}/nodes/{node_id}` and the items of the node list. */
 export const nodeSchema = {

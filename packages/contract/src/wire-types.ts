@@ -2,8 +2,10 @@
  * Wire types of the Cluster Management Service v1 API, exactly as they travel over HTTP
  * (snake_case), shared by the client, the emulator and the provider. The provider (`pulumi-cms`)
  * maps them to camelCase in its `src/shared/cluster-info.ts` and `src/provider/properties/mapping.ts`;
- * nothing else reshapes them.
+ * nothing else reshapes them. The cluster and node objects are made from the declaration of their
+ * fields (fields.ts).
  */
+import type { ClusterFields, NodeFields, WireObject } from "./fields";
 
 /** Cluster status values the spec lists. */
 export type ClusterStatus = "provisioning" | "running" | "scaling" | "upgrading" | "error" | "deleting";
@@ -25,27 +27,11 @@ export const PHASES: readonly Phase[] = ["managed", "onpremise", "baremetal"];
 /** Every {@link NodeSize}, smallest first. */
 export const NODE_SIZES: readonly NodeSize[] = ["small", "medium", "large", "xlarge"];
 
-/** Body returned by POST /v1/clusters (abbreviated cluster). */
-export interface ApiClusterSummary {
-  id: string;
-  name: string;
-  status: ClusterStatus;
-  phase: Phase;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  created_at: string;
-}
+/** Body returned by POST /v1/clusters (abbreviated cluster): the fields `reported: "summary"` of fields.ts. */
+export interface ApiClusterSummary extends WireObject<ClusterFields, { reported: "summary" }> {}
 
-/** Full cluster object: GET /v1/clusters/{id} and list items. */
-export interface ApiCluster extends ApiClusterSummary {
-  node_count: number;
-  endpoint: string;
-  kubernetes_version: string;
-  updated_at: string;
-  /** Not guaranteed by the spec: the real service may omit it. */
-  infra_id?: string | null;
-}
+/** Full cluster object: GET /v1/clusters/{id} and list items; every field on the wire of fields.ts (`infra_id`, not guaranteed by the spec, optional). */
+export interface ApiCluster extends ApiClusterSummary, WireObject<ClusterFields> {}
 
 /** The largest `per_page` of `GET /v1/clusters` (the spec's bound). */
 export const MAX_PER_PAGE = 100;
@@ -77,19 +63,8 @@ export interface UpdateClusterRequest {
   node_size?: NodeSize;
 }
 
-/** Node object: GET /v1/clusters/{id}/nodes items and GET .../nodes/{node_id}. */
-export interface ApiNode {
-  id: string;
-  cluster_id: string;
-  name: string;
-  role: NodeRole;
-  status: NodeStatus;
-  node_size: NodeSize;
-  ip_address: string;
-  kubernetes_version: string;
-  talos_version: string;
-  created_at: string;
-}
+/** Node object: GET /v1/clusters/{id}/nodes items and GET .../nodes/{node_id}; the fields of fields.ts's `NODE_FIELDS`. */
+export interface ApiNode extends WireObject<NodeFields> {}
 
 /** GET /v1/clusters/{id}/nodes response; a reader copes without `total`, as the answer schema does. */
 export interface ApiNodeList {

@@ -5,8 +5,7 @@
  * (`npm run gen:sdk`). Property names are the dynamic face's, so one program reads the same in
  * either face.
  */
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
-import { clusterFieldsWhere } from "../../shared/cluster-fields";
+import { CLUSTER_FIELDS, CLUSTER_STATUSES, clusterFieldsWhere, type Field, NODE_FIELDS } from "@pulumi-cms/contract";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra });
 const int = (description: string) => ({ type: "integer", description });
@@ -21,61 +20,40 @@ const CONNECTION = {
   },
 };
 
-/** What the service reports about a cluster, in the order of `shared/cluster-info.ts`. */
-const CLUSTER_ATTRIBUTES = {
-  name: str("Cluster name."),
-  status: str(`Status as last seen: ${oneOf(CLUSTER_STATUSES)}.`),
-  phase: str(`Where the cluster runs: ${oneOf(PHASES)}.`),
-  controlPlanes: int("Number of control planes (1 or 3)."),
-  workers: int("Number of workers (as the service reports them, after a refresh)."),
-  nodeSize: str(`Size of every node: ${oneOf(NODE_SIZES)}.`),
-  nodeCount: int("Total node count."),
-  endpoint: str("Kubernetes API server URL, `https://<host>:<port>`."),
-  kubernetesVersion: str("Kubernetes version, `v<major>.<minor>.<patch>`."),
-  createdAt: str("Creation time, ISO 8601 UTC."),
-  updatedAt: str("Last change, ISO 8601 UTC."),
-  infraId: str("Target infrastructure."),
-};
+/** The properties of `fields` for which `keep` holds, as the schema describes them (`argument`: as arguments). */
+function properties(fields: Record<string, Field>, keep: (field: Field) => boolean, argument = false): Record<string, unknown> {
+  const props: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(fields)) {
+    if (!keep(f)) continue;
+    const description = (argument && f.argument) || f.description;
+    props[name] =
+      f.type === "object"
+        ? { $ref: "#/types/cms:index:Connection", description }
+        : f.secret === true
+          ? str(description, { secret: true })
+          : { type: f.type, description };
+  }
+  return props;
+}
 
-/** The outputs always present, and the arguments a program must give (`shared/cluster-fields.ts`). */
+/** The outputs always present, and the arguments a program must give (`@pulumi-cms/contract`'s fields.ts). */
 const REQUIRED_OUTPUTS = clusterFieldsWhere((f) => f.output === "required");
 const REQUIRED_INPUTS = clusterFieldsWhere((f) => f.input === "required");
 
-const CLUSTER_INPUTS = {
-  name: str(
-    "Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the resource and a seed the provider keeps in the stack's state (the same across runs). Changing it replaces the cluster.",
-  ),
-  controlPlanes: int("Number of control planes: 1 or 3. Changing it replaces the cluster."),
-  workers: int("Number of workers, at least 1. Updated in place."),
-  nodeSize: str(`Size of every node: ${oneOf(NODE_SIZES)}. Updated in place.`),
-  phase: str(`Where the cluster runs: ${oneOf(PHASES)}; default \`managed\`. Changing it replaces the cluster.`),
-  infraId: str("Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster."),
-  connection: { $ref: "#/types/cms:index:Connection", description: "Explicit endpoint and token for this cluster." },
-};
+const CLUSTER_INPUTS = properties(CLUSTER_FIELDS, (f) => f.input !== undefined, true);
 
 const CLUSTER_INFO = {
   description: "A cluster as the service reports it.",
   type: "object",
-  properties: { id: str("Cluster id, `cls_...`."), ...CLUSTER_ATTRIBUTES },
+  properties: properties(CLUSTER_FIELDS, (f) => f.wire !== undefined),
   required: ["id", ...REQUIRED_OUTPUTS],
 };
 const CLUSTER_INFO_REF = { $ref: "#/types/cms:index:ClusterInfo" };
 const NODE_INFO = {
   description: "A node as the service reports it.",
   type: "object",
-  properties: {
-    id: str("Node id, `node_...`."),
-    clusterId: str("Id of the parent cluster."),
-    name: str("Node name."),
-    role: str("Role: controlplane or worker."),
-    status: str(`Status: ${oneOf(NODE_STATUSES)}.`),
-    nodeSize: str("Node size."),
-    ipAddress: str("Internal IP address."),
-    kubernetesVersion: str("Kubernetes version of the node."),
-    talosVersion: str("Version of the node operating system."),
-    createdAt: str("Creation time, ISO 8601."),
-  },
-  required: ["id", "clusterId", "name", "role", "status", "nodeSize", "ipAddress", "kubernetesVersion", "talosVersion", "createdAt"],
+  properties: properties(NODE_FIELDS, () => true),
+  required: Object.keys(NODE_FIELDS),
 };
 
 const CONNECTION_ARG = { $ref: "#/types/cms:index:Connection", description: "Explicit endpoint and token for this call." };
@@ -127,11 +105,7 @@ export function packageSchema(version: string): Record<string, unknown> {
           "A Kubernetes cluster of the Cluster Management Service. Created and waited for until `running`; `workers` and `nodeSize` change in place, every other input replaces the cluster. The kubeconfig is a secret.",
         inputProperties: CLUSTER_INPUTS,
         requiredInputs: REQUIRED_INPUTS,
-        properties: {
-          ...CLUSTER_ATTRIBUTES,
-          kubeconfig: str("Admin kubeconfig of the cluster (YAML).", { secret: true }),
-          connection: CLUSTER_INPUTS.connection,
-        },
+        properties: properties(CLUSTER_FIELDS, (f) => f.output !== undefined),
         required: REQUIRED_OUTPUTS,
       },
     },
