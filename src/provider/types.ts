@@ -7,7 +7,7 @@
  */
 import type { ConnectionInputs } from "../connection";
 import type { ClusterAttributes } from "../shared/cluster-info";
-import type { NodeSize, Phase } from "@pulumi-cms/contract";
+import { clusterArguments, type ClusterFields, type FieldsWhere, type NodeSize, type Phase } from "@pulumi-cms/contract";
 
 /**
  * What check records beside the program's inputs, under the names the state has always had
@@ -54,9 +54,15 @@ export interface ClusterOutputs extends RecordedFields, ClusterAttributes {
   connection?: ConnectionInputs;
 }
 
-/** Changes that the API can apply in place (PATCH). */
-export const UPDATABLE_PROPERTIES = ["workers", "nodeSize"] as const;
-/** Changes that need a new cluster. */
-export const REPLACE_PROPERTIES = ["name", "controlPlanes", "phase", "infraId"] as const;
+/** Changes that the API can apply in place (PATCH): the fields declared `onChange: "update"`. */
+export const UPDATABLE_PROPERTIES = clusterArguments((f) => f.onChange === "update") as readonly FieldsWhere<
+  ClusterFields,
+  { onChange: "update" }
+>[];
+/** Changes that need a new cluster: the fields declared `onChange: "replace"`. */
+export const REPLACE_PROPERTIES = clusterArguments((f) => f.onChange === "replace") as readonly FieldsWhere<
+  ClusterFields,
+  { onChange: "replace" }
+>[];
 /** The properties a user sets, the ones diff looks at: each is updated in place or replaces. */
 export const CLUSTER_INPUT_PROPERTIES = [...REPLACE_PROPERTIES, ...UPDATABLE_PROPERTIES] as const;

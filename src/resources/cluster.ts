@@ -10,7 +10,7 @@
  * Auto-named clusters also carry the stack's auto-name seed, `__seed` (see `autoname-seed.ts`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterStatus, NodeSize, Phase } from "@pulumi-cms/contract";
+import { type ClusterStatus, clusterFieldsWhere, type NodeSize, type Phase } from "@pulumi-cms/contract";
 import * as providerEntry from "../provider/entry";
 import { DEFAULT_PHASE } from "../provider/properties/check";
 import { timeoutStringsFrom } from "../provider/properties/timeouts";
@@ -58,22 +58,11 @@ export interface ClusterGetArgs {
 }
 
 // Every output must be a key of the props handed to the base class, or the SDK does not create
-// the corresponding Output property on the instance.
-const OUTPUT_KEYS = [
-  "name",
-  "status",
-  "phase",
-  "controlPlanes",
-  "workers",
-  "nodeSize",
-  "nodeCount",
-  "endpoint",
-  "kubernetesVersion",
-  "createdAt",
-  "updatedAt",
-  "infraId",
-  "kubeconfig",
-] as const;
+// the corresponding Output property on the instance: every output of the fields' declaration but
+// the connection, which holds the token (the program has its own argument).
+const OUTPUT_KEYS = clusterFieldsWhere((f) => f.output !== undefined && f.secret !== "token");
+/** The outputs stored encrypted whole (the kubeconfig). */
+const SECRET_OUTPUTS = clusterFieldsWhere((f) => f.output !== undefined && f.secret === true);
 
 /**
  * A cluster of the Cluster Management Service.
@@ -146,7 +135,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     // The engine's import reads the resource without its `__provider`, which a dynamic provider
     // cannot survive; create adopts the cluster instead (see the provider's create).
     delete options.import;
-    options.additionalSecretOutputs = [...new Set([...(opts?.additionalSecretOutputs ?? []), "kubeconfig"])];
+    options.additionalSecretOutputs = [...new Set([...(opts?.additionalSecretOutputs ?? []), ...SECRET_OUTPUTS])];
 
     const props: Record<string, unknown> = {};
     for (const key of OUTPUT_KEYS) props[key] = undefined;

@@ -1,16 +1,19 @@
 /**
  * A cluster and a node as a Pulumi program sees them: camelCase copies of the API objects, the
- * shape of the functions' results and of the Cluster's reported outputs. Pure.
+ * shape of the functions' results and of the Cluster's reported outputs, mapped by the fields'
+ * declaration in `@pulumi-cms/contract` (test/shared/cluster-fields.test.ts holds these types to it). Pure.
  */
 import {
   type ApiCluster,
   type ApiClusterSummary,
   type ApiNode,
+  CLUSTER_FIELDS,
   type ClusterStatus,
+  fromWire,
+  NODE_FIELDS,
   type NodeRole,
   type NodeSize,
   type NodeStatus,
-  omitUndefinedDeep,
   type Phase,
 } from "@pulumi-cms/contract";
 
@@ -75,38 +78,12 @@ export interface NodeInfo {
   createdAt: string;
 }
 
-/** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}. */
+/** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}: every field on the wire of the contract's declaration. */
 export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
-  const full = c as Partial<ApiCluster>;
-  return omitUndefinedDeep({
-    id: c.id,
-    name: c.name,
-    status: c.status,
-    phase: c.phase,
-    controlPlanes: c.control_planes,
-    workers: c.workers,
-    nodeSize: c.node_size,
-    nodeCount: full.node_count,
-    endpoint: full.endpoint,
-    kubernetesVersion: full.kubernetes_version,
-    createdAt: c.created_at,
-    updatedAt: full.updated_at,
-    infraId: full.infra_id ?? undefined,
-  }) as ClusterInfo;
+  return fromWire(CLUSTER_FIELDS, c) as unknown as ClusterInfo;
 }
 
-/** The API node object as a camelCase {@link NodeInfo}. */
+/** The API node object as a camelCase {@link NodeInfo}: every field of the contract's declaration. */
 export function toNodeInfo(n: ApiNode): NodeInfo {
-  return omitUndefinedDeep({
-    id: n.id,
-    clusterId: n.cluster_id,
-    name: n.name,
-    role: n.role,
-    status: n.status,
-    nodeSize: n.node_size,
-    ipAddress: n.ip_address,
-    kubernetesVersion: n.kubernetes_version,
-    talosVersion: n.talos_version,
-    createdAt: n.created_at,
-  }) as NodeInfo;
+  return fromWire(NODE_FIELDS, n) as unknown as NodeInfo;
 }

@@ -199,6 +199,21 @@ export function clusterFieldsWhere(keep: (field: Field) => boolean): ClusterFiel
   return fieldsWhere(CLUSTER_FIELDS, keep);
 }
 
+const ARGUMENT_RANK = { required: 1, defaulted: 2, optional: 3 } as const;
+
+/**
+ * The names of the Cluster's arguments for which `keep` holds, in the order a program writes them
+ * (the order of the schema's inputs, of diff's lists and of the create's body): the name, then the
+ * required ones, the defaulted ones and the optional ones, each in declaration order.
+ */
+export function clusterArguments(keep: (field: Field) => boolean = () => true): ClusterFieldName[] {
+  const rank = (name: ClusterFieldName) => {
+    const input = (CLUSTER_FIELDS[name] as Field).input;
+    return name === "name" || input === undefined ? 0 : ARGUMENT_RANK[input];
+  };
+  return clusterFieldsWhere((f) => f.input !== undefined && keep(f)).sort((a, b) => rank(a) - rank(b));
+}
+
 /** The wire names of the fields `K` of `F` (none for a field off the wire). */
 export type WireNameOf<F, K extends keyof F> = K extends K ? (F[K] extends { wire: infer W extends string } ? W : never) : never;
 

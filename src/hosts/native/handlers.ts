@@ -28,7 +28,7 @@ import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
 import { processSettings } from "../../provider/settings";
 import type { TimeoutStrings } from "../../provider/properties/timeouts";
-import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
+import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs, type ClusterOutputs, UPDATABLE_PROPERTIES } from "../../provider/types";
 import { UNKNOWN } from "../../provider/properties/unknown";
 import { execKubeconfig } from "../../provider/exec-credential";
 import { pluginKubeconfigCommand } from "./kubeconfig-command";
@@ -284,9 +284,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       if (!result.id) return resp;
       resp.setProperties(toStruct(markSecrets(result.props ?? {}, paths)));
       // A refresh keeps the program's inputs apart from what it corrects; an import starts from the cluster.
-      const inputs = importing
-        ? importedInputs(result.inputs ?? {})
-        : { ...oldInputs, ...pick(result.inputs ?? {}, ["workers", "nodeSize"]) };
+      const inputs = importing ? importedInputs(result.inputs ?? {}) : { ...oldInputs, ...pick(result.inputs ?? {}, UPDATABLE_PROPERTIES) };
       resp.setInputs(toStruct(markSecrets(inputs, paths)));
       return resp;
     },
@@ -408,10 +406,10 @@ function variables(map: { forEach(fn: (value: string, key: string) => void): voi
 
 /** The inputs a `pulumi import` records: the cluster's own values, nothing carried over. */
 function importedInputs(inputs: object): Record<string, unknown> {
-  return pick(inputs, ["name", "controlPlanes", "workers", "nodeSize", "phase", "infraId"]);
+  return pick(inputs, CLUSTER_INPUT_PROPERTIES);
 }
 
-function pick(from: object, keys: string[]): Record<string, unknown> {
+function pick(from: object, keys: readonly string[]): Record<string, unknown> {
   const bag = from as Record<string, unknown>;
   return Object.fromEntries(keys.filter((k) => bag[k] !== undefined).map((k) => [k, bag[k]]));
 }

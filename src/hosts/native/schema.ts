@@ -5,7 +5,7 @@
  * (`npm run gen:sdk`). Property names are the dynamic face's, so one program reads the same in
  * either face.
  */
-import { CLUSTER_FIELDS, CLUSTER_STATUSES, clusterFieldsWhere, type Field, NODE_FIELDS } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, CLUSTER_STATUSES, clusterArguments, clusterFieldsWhere, type Field, NODE_FIELDS } from "@pulumi-cms/contract";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra });
 const int = (description: string) => ({ type: "integer", description });
@@ -40,7 +40,7 @@ function properties(fields: Record<string, Field>, keep: (field: Field) => boole
 const REQUIRED_OUTPUTS = clusterFieldsWhere((f) => f.output === "required");
 const REQUIRED_INPUTS = clusterFieldsWhere((f) => f.input === "required");
 
-const CLUSTER_INPUTS = properties(CLUSTER_FIELDS, (f) => f.input !== undefined, true);
+const CLUSTER_INPUTS = properties(Object.fromEntries(clusterArguments().map((name) => [name, CLUSTER_FIELDS[name]])), () => true, true);
 
 const CLUSTER_INFO = {
   description: "A cluster as the service reports it.",

@@ -9,7 +9,7 @@ import { ClusterInitError, OperationError } from "../errors";
 import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
-import type { ApiCluster, ApiClusterSummary } from "@pulumi-cms/contract";
+import { type ApiCluster, type ApiClusterSummary, clusterFieldsWhere } from "@pulumi-cms/contract";
 import { adoptImported, findLeftover, nameProofOf } from "../naming/adoption";
 import { toCreateRequest, toOutputs } from "../properties/mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
@@ -79,9 +79,12 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
   }
 }
 
+/** The outputs that are not arguments: what the service (or its kubeconfig) reports. */
+const REPORTED_ONLY = clusterFieldsWhere((f) => f.output !== undefined && f.input === undefined);
+
 /** What a preview shows for a cluster to be created: the inputs, every reported value unknown. */
 function previewOutputs(inputs: ClusterInputs): ClusterOutputs {
   const out: Record<string, unknown> = { ...inputs };
-  for (const k of ["status", "nodeCount", "endpoint", "kubernetesVersion", "createdAt", "updatedAt", "kubeconfig"]) out[k] = UNKNOWN;
+  for (const k of REPORTED_ONLY) out[k] = UNKNOWN;
   return out as unknown as ClusterOutputs;
 }

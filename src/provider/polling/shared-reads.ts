@@ -26,7 +26,16 @@
  *   moment is not asked for twice.
  */
 import { listPageCount } from "../../client/pagination";
-import { type ApiCluster, type ApiClusterList, type Clock, MAX_PER_PAGE, systemClock } from "@pulumi-cms/contract";
+import {
+  type ApiCluster,
+  type ApiClusterList,
+  CLUSTER_FIELDS,
+  type Clock,
+  type Field,
+  isOfType,
+  MAX_PER_PAGE,
+  systemClock,
+} from "@pulumi-cms/contract";
 import { processSlot } from "../../shared/process-slot";
 import { sharedLister } from "./listings";
 import { processClock } from "../settings";
@@ -111,17 +120,14 @@ export class SharedReader {
   }
 }
 
-/** A list item that carries what a GET returns (a service may list abbreviated objects). */
+/** The fields a GET always returns (`reported` `summary` or `full`), with their wire names. */
+const ALWAYS_REPORTED = Object.values(CLUSTER_FIELDS as Record<string, Field>).filter(
+  (f): f is Field & { wire: string } => f.wire !== undefined && (f.reported === "summary" || f.reported === "full"),
+);
+
+/** A list item that carries what a GET returns, each field of its type (a service may list abbreviated objects). */
 function isFullCluster(c: ApiCluster): boolean {
-  return (
-    typeof c.id === "string" &&
-    typeof c.status === "string" &&
-    typeof c.endpoint === "string" &&
-    typeof c.kubernetes_version === "string" &&
-    typeof c.node_count === "number" &&
-    typeof c.workers === "number" &&
-    typeof c.node_size === "string"
-  );
+  return ALWAYS_REPORTED.every((f) => isOfType(f, (c as unknown as Record<string, unknown>)[f.wire]));
 }
 
 /**
