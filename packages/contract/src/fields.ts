@@ -43,6 +43,12 @@ export interface Field {
   readonly output?: "required" | "optional";
   /** Never stored or shown plain: `true` the whole value, `token` that member of the object. */
   readonly secret?: true | "token";
+  /**
+   * What the emulator answers for a field on the wire that it does not model (no record field
+   * holds it): a field added to this declaration is answered at once, and state files written
+   * before it still load. A field without one is stored in the emulator's records.
+   */
+  readonly example?: string | number;
   /** What it is, as the outputs and the lookups' results describe it. */
   readonly description: string;
   /** What it is as an argument, when that says more (its default, what changing it does). */
@@ -213,6 +219,9 @@ export function clusterArguments(keep: (field: Field) => boolean = () => true): 
   };
   return clusterFieldsWhere((f) => f.input !== undefined && keep(f)).sort((a, b) => rank(a) - rank(b));
 }
+
+/** The wire names of the fields of `F` that the emulator answers with their declared example, not from its records. */
+export type ExampleWireNames<F> = WireNameOf<F, FieldsWhere<F, { example: string | number }>>;
 
 /** The wire names of the fields `K` of `F` (none for a field off the wire). */
 export type WireNameOf<F, K extends keyof F> = K extends K ? (F[K] extends { wire: infer W extends string } ? W : never) : never;

@@ -2,7 +2,16 @@
  * The emulator's records of clusters and nodes: what is stored and persisted (store/store.ts), which
  * lifecycle.ts moves through their statuses and wire-view.ts renders for the API.
  */
-import type { ApiCluster, NodeRole, NodeSize, NodeStatus, Phase } from "@pulumi-cms/contract";
+import type { ApiCluster, ApiNode, ClusterFields, ExampleWireNames, NodeFields, NodeSize, NodeStatus, Phase } from "@pulumi-cms/contract";
+
+/**
+ * The fields of a cluster object a record stores, as the contract declares them: every field on
+ * the wire but the node count (the wire view counts the nodes) and those answered with their
+ * declared example (`example` in the contract's fields.ts).
+ */
+export type StoredClusterFields = Omit<ApiCluster, "node_count" | "infra_id" | ExampleWireNames<ClusterFields>>;
+/** The fields of a node object a record stores: every one but its cluster's id and those answered with their example. */
+export type StoredNodeFields = Omit<ApiNode, "cluster_id" | "status" | ExampleWireNames<NodeFields>>;
 
 /** Internal node status: the wire statuses plus `gone` (removed on the next settle). */
 export type NodeState = NodeStatus | "gone";
@@ -15,17 +24,9 @@ export interface NodeEvent {
   kubernetes_version?: string;
 }
 
-/** A node as stored. */
-export interface NodeRecord {
-  id: string;
-  name: string;
-  role: NodeRole;
+/** A node as stored: the node object's fields (`StoredNodeFields`), with the internal status. */
+export interface NodeRecord extends StoredNodeFields {
   status: NodeState;
-  node_size: NodeSize;
-  ip_address: string;
-  kubernetes_version: string;
-  talos_version: string;
-  created_at: string;
   /** Due events, sorted by time; absent when the node is at rest. */
   pending?: NodeEvent[];
 }
@@ -41,20 +42,10 @@ export interface ClusterOp {
   kubernetes_version?: string;
 }
 
-/** A cluster as stored (also the persisted form). */
-export interface ClusterRecord {
-  id: string;
-  name: string;
-  phase: Phase;
+/** A cluster as stored (also the persisted form): the cluster object's fields (`StoredClusterFields`), and what the emulator keeps beside them. */
+export interface ClusterRecord extends StoredClusterFields {
+  /** `null` when the create gave none. */
   infra_id: string | null;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  kubernetes_version: string;
-  endpoint: string;
-  created_at: string;
-  updated_at: string;
-  status: ApiCluster["status"];
   op?: ClusterOp;
   nodes: NodeRecord[];
   /** Earliest time something is due; `settle` is a no-op before it. */

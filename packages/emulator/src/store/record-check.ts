@@ -1,10 +1,11 @@
 /**
  * The shape of a stored cluster record, checked on every record a state file holds before the
  * emulator starts on it: a damaged record refuses the start naming the field, instead of starting an
- * emulator whose every list answers 500.
+ * emulator whose every list answers 500. The fields of the cluster and node objects are checked as
+ * the contract declares them.
  */
 import Ajv, { type ErrorObject } from "ajv";
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, type Field, NODE_FIELDS, NODE_SIZES, NODE_STATUSES } from "@pulumi-cms/contract";
 import type { ClusterRecord } from "../records";
 
 const string = { type: "string" };
@@ -12,19 +13,36 @@ const count = { type: "integer", minimum: 0 };
 const nodeState = { enum: [...NODE_STATUSES, "gone"] };
 const nodeSize = { enum: NODE_SIZES };
 
+/**
+ * The schema of each field a record stores, by the contract's declaration (fields.ts): its
+ * documented values, else its type (a count at least 0), `null` allowed for a field the service
+ * may not report; `stricter` where a record says more. Not the computed ones (`node_count`,
+ * `cluster_id`) nor those answered with their declared example, which records do not hold.
+ */
+function storedFields(fields: Record<string, Field>, computed: string, stricter: Record<string, object>): Record<string, object> {
+  const props: Record<string, object> = {};
+  for (const f of Object.values(fields)) {
+    if (f.wire === undefined || f.wire === computed || f.example !== undefined) continue;
+    props[f.wire] =
+      stricter[f.wire] ??
+      (f.values !== undefined
+        ? { enum: f.values }
+        : f.reported === "maybe"
+          ? { type: [f.type, "null"] }
+          : f.type === "integer"
+            ? count
+            : { type: f.type });
+  }
+  return props;
+}
+
+const nodeFields = storedFields(NODE_FIELDS, "cluster_id", { status: nodeState });
+
 const nodeSchema = {
   type: "object",
-  required: ["id", "name", "role", "status", "node_size", "ip_address", "kubernetes_version", "talos_version", "created_at"],
+  required: Object.keys(nodeFields),
   properties: {
-    id: string,
-    name: string,
-    role: { enum: ["controlplane", "worker"] },
-    status: nodeState,
-    node_size: nodeSize,
-    ip_address: string,
-    kubernetes_version: string,
-    talos_version: string,
-    created_at: string,
+    ...nodeFields,
     pending: {
       type: "array",
       items: {
@@ -36,39 +54,16 @@ const nodeSchema = {
   },
 };
 
+const clusterFields = storedFields(CLUSTER_FIELDS, "node_count", {
+  id: { type: "string", minLength: 1 },
+  control_planes: { type: "integer", minimum: 1 },
+});
+
 const recordSchema = {
   type: "object",
-  required: [
-    "id",
-    "name",
-    "phase",
-    "infra_id",
-    "control_planes",
-    "workers",
-    "node_size",
-    "kubernetes_version",
-    "endpoint",
-    "created_at",
-    "updated_at",
-    "status",
-    "nodes",
-    "kubeconfig",
-    "subnet",
-    "workerSeq",
-  ],
+  required: [...Object.keys(clusterFields), "nodes", "kubeconfig", "subnet", "workerSeq"],
   properties: {
-    id: { type: "string", minLength: 1 },
-    name: string,
-    phase: { enum: PHASES },
-    infra_id: { type: ["string", "null"] },
-    control_planes: { type: "integer", minimum: 1 },
-    workers: count,
-    node_size: nodeSize,
-    kubernetes_version: string,
-    endpoint: string,
-    created_at: string,
-    updated_at: string,
-    status: { enum: CLUSTER_STATUSES },
+    ...clusterFields,
     op: {
       type: "object",
       required: ["kind", "startedAt", "endsAt", "fail"],
