@@ -10,7 +10,8 @@
  * that is missing or of another type, or an id of another shape, is a broken answer.
  */
 import { CLUSTER_FIELDS, CLUSTER_ID_PATTERN, type Field, NODE_FIELDS, NODE_ID_PATTERN, wireNames } from "./fields";
-import { CLUSTER_STATUSES, MAX_PER_PAGE, NODE_SIZES, PHASES } from "./wire-types";
+import { CLUSTER_STATUSES, NODE_SIZES, PHASES } from "./values";
+import { MAX_PER_PAGE } from "./wire-types";
 
 const CLUSTER_ID = new RegExp(CLUSTER_ID_PATTERN);
 const NODE_ID = new RegExp(NODE_ID_PATTERN);

@@ -11,7 +11,7 @@
  * What cannot be made at run time is generated from it (`npm run gen`), and the provider's
  * test/shared/cluster-fields.test.ts holds the hand-written types that remain to it.
  */
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "./wire-types";
+import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "./values";
 
 /** Where a field of a Cluster is on the wire: `summary` in the create's answer and the full cluster, `full` only in the full one, `maybe` in none for sure (absent or `null` allowed). */
 export type Reported = "summary" | "full" | "maybe";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+export * from "./values";
 export * from "./wire-types";
 export * from "./contract";
 export * from "./fields";
