@@ -20,7 +20,10 @@ const CONNECTION = {
   },
 };
 
-/** The properties of `fields` for which `keep` holds, as the schema describes them (`argument`: as arguments). */
+/**
+ * The properties of `fields` for which `keep` holds, as the schema describes them (`argument`: as
+ * arguments), in the order of `fields`. The one object field, `connection`, is the Connection type.
+ */
 function properties(fields: Record<string, Field>, keep: (field: Field) => boolean, argument = false): Record<string, unknown> {
   const props: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(fields)) {
@@ -29,9 +32,7 @@ function properties(fields: Record<string, Field>, keep: (field: Field) => boole
     props[name] =
       f.type === "object"
         ? { $ref: "#/types/cms:index:Connection", description }
-        : f.secret === true
-          ? str(description, { secret: true })
-          : { type: f.type, description };
+        : { type: f.type, description, ...(f.secret === true ? { secret: true } : {}) };
   }
   return props;
 }
