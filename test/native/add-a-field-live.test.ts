@@ -2,7 +2,7 @@
  * A field is added in one place (CONTRIBUTING.md, "Adding a field"): in a copy of the sources, an
  * output field is added to the declaration in `@pulumi-cms/contract` (packages/contract/src/fields.ts)
  * and nothing else; `npm run gen` regenerates and builds; the field is then in the native schema,
- * both SDKs, the client's answer checks, the emulator's answers, the dynamic provider's outputs and
+ * both SDKs, the client's answer checks, the camelCase types (`ClusterInfo`), the emulator's answers, the dynamic provider's outputs and
  * the native plugin's (unknown in a preview), and the lookups' results.
  */
 import { execFile as execFileCb } from "node:child_process";
@@ -124,6 +124,7 @@ describe("a field added to the declaration alone", () => {
       expect(read("sdk/go/cms/cluster.go")).toMatch(/Region +pulumi\.StringPtrOutput `pulumi:"region"`/);
       expect(read("sdk/go/cms/pulumiTypes.go")).toContain("Region");
       expect(read("src/client/answer-validators.ts")).toContain('"region"');
+      expect(read("src/shared/cluster-info-types.ts")).toContain("  /** Region the cluster runs in. */\n  region?: string;");
       // The repository itself is untouched.
       expect(fs.readFileSync(path.join(REPO_ROOT, "sdk/schema.json"), "utf8")).not.toContain('"region"');
 

@@ -4,7 +4,9 @@
  * at compile time (`npm run lint` type-checks this file: a mismatch is a type error on one of the
  * `expectTypeOf` lines), the schemas and lists at run time.
  */
+import fs from "node:fs";
 import type * as pulumi from "@pulumi/pulumi";
+import * as contract from "@pulumi-cms/contract";
 import {
   type ApiCluster,
   type ApiClusterList,
@@ -20,6 +22,7 @@ import {
   nodeListSchema,
 } from "@pulumi-cms/contract";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { FIELD_TYPES_FILE, fieldTypesSource } from "../../scripts/gen-field-types.mjs";
 import { PACKAGE_VERSION } from "../../src/client/version";
 import { isSecret, markSecrets } from "../../src/hosts/native/properties";
 import { packageSchema } from "../../src/hosts/native/schema";
@@ -56,6 +59,12 @@ type ArgKinds = { [K in keyof ClusterArgs]-?: KindOf<pulumi.Unwrap<ClusterArgs[K
 
 /** The keys of a listing's schema that are not required, as the list types must leave them optional. */
 const LIST_OPTIONAL = { clusters: ["total", "page", "per_page"], nodes: ["total"] } as const;
+
+describe("the generated camelCase types", () => {
+  it("are what the declaration generates (else: npm run gen)", () => {
+    expect(fs.readFileSync(FIELD_TYPES_FILE, "utf8") === fieldTypesSource(contract), "run npm run gen").toBe(true);
+  });
+});
 
 describe("the types", () => {
   it("are the declaration's, field by field (checked by npm run lint's type-check)", () => {

@@ -8,10 +8,11 @@
  * and the wire types (`wire-types.ts`) here; in the provider, the camelCase mapping, the core's
  * lists of what updates and what replaces, the preview's unknown outputs, the native host's input
  * picks and the native schema (so `sdk/`); in the emulator, its wire view and its record check.
- * What cannot be made at run time is generated from it (`npm run gen`), and the provider's
- * test/shared/cluster-fields.test.ts holds the hand-written types that remain to it.
+ * What cannot be made at run time is generated from it (`npm run gen`: the client's answer
+ * checks, the camelCase types, `sdk/`), and the provider's test/shared/cluster-fields.test.ts
+ * holds the hand-written types that remain to it.
  */
-import { CLUSTER_STATUSES, NODE_SIZES, NODE_STATUSES, PHASES } from "./values";
+import { CLUSTER_STATUSES, NODE_ROLES, NODE_SIZES, NODE_STATUSES, PHASES } from "./values";
 
 /** Where a field of a Cluster is on the wire: `summary` in the create's answer and the full cluster, `full` only in the full one, `maybe` in none for sure (absent or `null` allowed). */
 export type Reported = "summary" | "full" | "maybe";
@@ -173,7 +174,7 @@ export const NODE_FIELDS = {
   id: { wire: "id", type: "string", pattern: NODE_ID_PATTERN, description: "Node id, `node_...`." },
   clusterId: { wire: "cluster_id", type: "string", pattern: CLUSTER_ID_PATTERN, description: "Id of the parent cluster." },
   name: { wire: "name", type: "string", description: "Node name." },
-  role: { wire: "role", type: "string", values: ["controlplane", "worker"], description: "Role: controlplane or worker." },
+  role: { wire: "role", type: "string", values: NODE_ROLES, description: "Role: controlplane or worker." },
   status: { wire: "status", type: "string", values: NODE_STATUSES, description: `Status: ${oneOf(NODE_STATUSES)}.` },
   nodeSize: { wire: "node_size", type: "string", values: NODE_SIZES, description: "Node size." },
   ipAddress: { wire: "ip_address", type: "string", description: "Internal IP address." },

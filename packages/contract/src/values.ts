@@ -20,5 +20,7 @@ export const CLUSTER_STATUSES: readonly ClusterStatus[] = ["provisioning", "runn
 export const NODE_STATUSES: readonly NodeStatus[] = ["provisioning", "installing", "joining", "ready", "not_ready", "draining", "deleting"];
 /** Every {@link Phase}. */
 export const PHASES: readonly Phase[] = ["managed", "onpremise", "baremetal"];
+/** Every {@link NodeRole}, control planes first. */
+export const NODE_ROLES: readonly NodeRole[] = ["controlplane", "worker"];
 /** Every {@link NodeSize}, smallest first. */
 export const NODE_SIZES: readonly NodeSize[] = ["small", "medium", "large", "xlarge"];
