@@ -3,9 +3,9 @@
 // the service's answers compiled ahead of time from the wire contract's schemas (Ajv's standalone
 // code), so that no process compiles them, nor loads Ajv's compiler, before its first answer
 // (`npm run gen:validators`; test/client/answer-validators.test.ts fails when the file is stale).
-import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { writeWhenRun } from "./lib/contract-generated.mjs";
 import ajvModule from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 
@@ -51,8 +51,4 @@ export function answerValidatorsSource(contract) {
   ].join("\n");
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const contract = await import("@pulumi-cms/contract");
-  fs.writeFileSync(ANSWER_VALIDATORS_FILE, answerValidatorsSource(contract));
-  console.log(`wrote ${path.relative(process.cwd(), ANSWER_VALIDATORS_FILE)}`);
-}
+await writeWhenRun(import.meta.url, ANSWER_VALIDATORS_FILE, answerValidatorsSource);

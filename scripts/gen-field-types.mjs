@@ -3,9 +3,9 @@
 // node a Pulumi program reads (`ClusterAttributes`, `ClusterInfo`, `NodeInfo`), from the declaration
 // of their fields in @pulumi-cms/contract, each member documented with its description
 // (`npm run gen`; test/shared/cluster-fields.test.ts fails when the file is stale).
-import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { writeWhenRun } from "./lib/contract-generated.mjs";
 
 export const FIELD_TYPES_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "../src/shared/cluster-info-types.ts");
 
@@ -91,8 +91,4 @@ export function fieldTypesSource(contract) {
   ].join("\n");
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const contract = await import("@pulumi-cms/contract");
-  fs.writeFileSync(FIELD_TYPES_FILE, fieldTypesSource(contract));
-  console.log(`wrote ${path.relative(process.cwd(), FIELD_TYPES_FILE)}`);
-}
+await writeWhenRun(import.meta.url, FIELD_TYPES_FILE, fieldTypesSource);
