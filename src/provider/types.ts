@@ -6,8 +6,8 @@
  * `properties/mapping.ts` converts between the two.
  */
 import type { ConnectionInputs } from "../connection";
-import type { ClusterAttributes } from "../shared/cluster-info";
-import { clusterArguments, type ClusterFields, type FieldsWhere, type NodeSize, type Phase } from "@pulumi-cms/contract";
+import type { ClusterArguments, ClusterAttributes } from "../shared/cluster-info";
+import { clusterArguments, type ClusterFields, type FieldsWhere } from "@pulumi-cms/contract";
 
 /**
  * What check records beside the program's inputs, under the names the state has always had
@@ -26,20 +26,12 @@ export interface RecordedFields {
   __seed?: string;
 }
 
-/** Inputs after check: what create/update/diff receive. */
-export interface ClusterInputs extends RecordedFields {
-  /** Cluster name (given, or the auto-name check generated). */
-  name: string;
-  /** 1 or 3. */
-  controlPlanes: number;
-  /** At least 1. */
-  workers: number;
-  /** Node size. */
-  nodeSize: NodeSize;
-  /** Defaulted to `managed` by check. */
-  phase: Phase;
-  /** Required unless `phase` is `managed`. */
-  infraId?: string;
+/**
+ * Inputs after check: what create/update/diff receive. The arguments are the declaration's
+ * (`ClusterArguments`, generated from `@pulumi-cms/contract`; the name given or the auto-name check
+ * generated, `phase` defaulted to `managed`).
+ */
+export interface ClusterInputs extends RecordedFields, ClusterArguments {
   /** Explicit connection, if the program gave one. */
   connection?: ConnectionInputs;
 }

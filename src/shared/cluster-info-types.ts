@@ -3,7 +3,7 @@
 /**
  * A cluster and a node as a Pulumi program sees them: camelCase copies of the API objects, the
  * shape of the functions' results and of the Cluster's reported outputs, one member for each
- * field on the wire of the declaration in `@pulumi-cms/contract`.
+ * field on the wire of the declaration in `@pulumi-cms/contract`; and a Cluster's arguments.
  */
 import type { ClusterStatus, NodeRole, NodeSize, NodeStatus, Phase } from "@pulumi-cms/contract";
 
@@ -66,4 +66,23 @@ export interface NodeInfo {
   talosVersion: string;
   /** Creation time, ISO 8601. */
   createdAt: string;
+}
+
+/**
+ * A Cluster's arguments once checked (a defaulted one is set), in the order a program writes them;
+ * not the object ones (`connection`), which the provider types itself.
+ */
+export interface ClusterArguments {
+  /** Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-` and 7 characters derived from the resource and a seed the provider keeps in the stack's state (the same across runs). Changing it replaces the cluster. */
+  name: string;
+  /** Number of control planes: 1 or 3. Changing it replaces the cluster. */
+  controlPlanes: number;
+  /** Number of workers, at least 1. Updated in place. */
+  workers: number;
+  /** Size of every node: small, medium, large, xlarge. Updated in place. */
+  nodeSize: NodeSize;
+  /** Where the cluster runs: managed, onpremise, baremetal; default `managed`. Changing it replaces the cluster. */
+  phase: Phase;
+  /** Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster. */
+  infraId?: string;
 }

@@ -5,9 +5,9 @@
  * `npm run gen`). Pure.
  */
 import { type ApiCluster, type ApiClusterSummary, type ApiNode, CLUSTER_FIELDS, fromWire, NODE_FIELDS } from "@pulumi-cms/contract";
-import type { ClusterAttributes, ClusterInfo, NodeInfo } from "./cluster-info-types";
+import type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo } from "./cluster-info-types";
 
-export type { ClusterAttributes, ClusterInfo, NodeInfo };
+export type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo };
 
 /** The API cluster object (full or abbreviated) as a camelCase {@link ClusterInfo}: every field on the wire of the contract's declaration. */
 export function toClusterInfo(c: ApiCluster | ApiClusterSummary): ClusterInfo {
