@@ -252,16 +252,6 @@ type MaybeWireNames<F> = WireNameOf<F, FieldsWhere<F, { reported: "maybe" }>>;
 export type WireObject<F, P = unknown> = Omit<WireValues<F, P>, MaybeWireNames<F>> &
   Partial<Pick<WireValues<F, P>, MaybeWireNames<F> & keyof WireValues<F, P>>>;
 
-/**
- * The camelCase object of the fields of `F` that have `P`: those that may be absent from the
- * outputs (`output: "optional"`) optional, the others required.
- */
-export type CamelObject<F, P = unknown> = {
-  [K in FieldsWhere<F, P> as F[K] extends { output: "optional" } ? never : K]: ValueOf<F[K]>;
-} & {
-  [K in FieldsWhere<F, P & { output: "optional" }>]?: ValueOf<F[K]>;
-};
-
 /** The wire names of `fields`' fields that have one, in declaration order, with their camelCase names. */
 export function wireNames(fields: Record<string, Field>, keep: (field: Field) => boolean = () => true): [camel: string, wire: string][] {
   return Object.entries(fields).flatMap(([camel, f]) => (f.wire !== undefined && keep(f) ? [[camel, f.wire] as [string, string]] : []));
