@@ -259,7 +259,7 @@ function buildBaseline(ref) {
 
 /** `count` cluster records as the seeding makes them (1 or 3 control planes, 1-5 workers), just created. */
 function records(count) {
-  const { provisionCluster } = require(join(root, "packages/emulator/dist/lifecycle.js"));
+  const { provisionCluster } = require(join(root, "packages/emulator/dist/model/lifecycle.js"));
   const now = Date.now();
   return Array.from({ length: count }, (_, i) =>
     provisionCluster(

@@ -8,12 +8,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { PLANS, toPrincipal } from "./auth";
+import { PLANS, toPrincipal } from "./http/auth";
 import { startEmulator } from "./index";
-import { parsePlanLimits } from "./limits";
-import { DEFAULT_TIMINGS } from "./state";
-import { watchLauncher } from "./launcher-watch";
-import { runTokenCommand } from "./token-command";
+import { parsePlanLimits } from "./http/limits";
+import { DEFAULT_TIMINGS } from "./model/state";
+import { watchLauncher } from "./cli/launcher-watch";
+import { runTokenCommand } from "./cli/token-command";
 import type { EmulatorOptions, Plan, RunningEmulator, TokenSpec } from "./types";
 
 /** Default port of the standalone emulator. */

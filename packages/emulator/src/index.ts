@@ -9,11 +9,11 @@
  * await emu.close();
  * ```
  */
-import { newAdminToken, newDevToken, toPrincipal } from "./auth";
+import { newAdminToken, newDevToken, toPrincipal } from "./http/auth";
 import { systemClock } from "@pulumi-cms/contract";
 import { createControl } from "./control/control";
-import { buildServer } from "./server";
-import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./state";
+import { buildServer } from "./http/server";
+import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./model/state";
 import type { StateStore } from "./store/store";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
@@ -33,17 +33,17 @@ export type {
 } from "./types";
 export { controlClient, ControlError } from "./control/control-client";
 export { ManualClock, systemClock, type Clock } from "@pulumi-cms/contract";
-export { DEFAULT_TIMINGS } from "./state";
-export { PLAN_LIMITS } from "./limits";
+export { DEFAULT_TIMINGS } from "./model/state";
+export { PLAN_LIMITS } from "./http/limits";
 export { CONTROL_ROUTES } from "./control/control-route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
-export { ServiceError, type ErrorCode } from "./errors";
+export { ServiceError, type ErrorCode } from "./http/errors";
 /**
  * The former name of {@link ServiceError}.
  *
  * @deprecated Use `ServiceError`; `ApiError` is the client's error class.
  */
-export { ServiceError as ApiError } from "./errors";
+export { ServiceError as ApiError } from "./http/errors";
 
 /**
  * Starts an emulator and resolves once it listens. Tokens: `tokens`, plus `token` (every

@@ -3,7 +3,7 @@
  * of the repo (provider tests, benchmarks) code against exactly these shapes.
  */
 import type { ApiCluster, Clock } from "@pulumi-cms/contract";
-import type { CapacityLimits } from "./capacity";
+import type { CapacityLimits } from "./model/capacity";
 
 /** Permission a token can carry. */
 export type Permission = "read" | "write" | "admin";

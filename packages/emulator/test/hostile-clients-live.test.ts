@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../src";
-import { toPrincipal } from "../src/auth";
+import { toPrincipal } from "../src/http/auth";
 import { ensureCliBuilt, kill9, listeningUrl, runCli } from "./support/cli";
 import { Api, clusterBody, until } from "./support/emulator";
 

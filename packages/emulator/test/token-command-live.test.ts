@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../src";
-import { parseDuration } from "../src/auth";
+import { parseDuration } from "../src/http/auth";
 import { ensureCliBuilt, runCli } from "./support/cli";
 import { Api, clusterBody, start } from "./support/emulator";
 

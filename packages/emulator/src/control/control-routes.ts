@@ -4,10 +4,10 @@
  * rate limited or affected by faults.
  */
 import type { FastifyInstance } from "fastify";
-import { bearer, tryAuthenticate } from "../auth";
-import { ServiceError, validationFailed } from "../errors";
+import { bearer, tryAuthenticate } from "../http/auth";
+import { ServiceError, validationFailed } from "../http/errors";
 import type { ControlExtras } from "./control";
-import type { EmulatorState } from "../state";
+import type { EmulatorState } from "../model/state";
 import type { EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "../types";
 
 type Body = Record<string, unknown> | undefined;

@@ -4,13 +4,13 @@
  * web console: they bypass tokens and rate limits but follow the same status rules.
  */
 import { type ApiCluster, MAX_WORKERS, NODE_SIZES, type NodeSize } from "@pulumi-cms/contract";
-import { toPrincipal } from "../auth";
-import { newSecret } from "../ids";
-import { ServiceError, clusterNotFound, conflict, validationFailed } from "../errors";
-import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "../lifecycle";
-import type { ClusterRecord, KubeconfigCredential } from "../records";
-import { toApiCluster } from "../wire-view";
-import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "../state";
+import { toPrincipal } from "../http/auth";
+import { newSecret } from "../model/ids";
+import { ServiceError, clusterNotFound, conflict, validationFailed } from "../http/errors";
+import { startDeletion, newKubeconfigCredential, scaleCluster, settle, upgradeCluster } from "../model/lifecycle";
+import type { ClusterRecord, KubeconfigCredential } from "../model/records";
+import { toApiCluster } from "../http/wire-view";
+import { EVERY_CLUSTER, checkTimings, type EmulatorState } from "../model/state";
 import type { AddedToken, EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "../types";
 
 /** Builds the in-process {@link EmulatorControl} of a state. */

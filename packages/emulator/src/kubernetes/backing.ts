@@ -13,12 +13,12 @@
  * - A cluster's `kubernetes_version`, and its nodes', are the version its API server serves.
  * - A cluster that is gone (deleted, reset) has its API server stopped and its data dropped.
  *
- * The emulated lifecycle stays what it is (timestamps, applied when read, see lifecycle.ts); a
+ * The emulated lifecycle stays what it is (timestamps, applied when read, see model/lifecycle.ts); a
  * timer here reads each backed cluster to bring its Kubernetes side along.
  */
-import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../records";
-import { touch } from "../records";
-import type { ClusterBacking, EmulatorState } from "../state";
+import type { ClusterRecord, KubeconfigCredential, NodeRecord } from "../model/records";
+import { touch } from "../model/records";
+import type { ClusterBacking, EmulatorState } from "../model/state";
 import { type KubeConnection, kubeCall, kubeRequest } from "./kube-api";
 import type { ClusterPlacement, Placement } from "./placement";
 import { waitUntil } from "./processes";

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EmulatorState } from "../state";
+import type { EmulatorState } from "../model/state";
 import type { KubernetesOptions } from "../types";
 import { KubernetesBacking } from "./backing";
 import { findKubernetesBinaries } from "./binaries";

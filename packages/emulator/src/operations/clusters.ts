@@ -4,12 +4,12 @@
  * the response body or throws an {@link ServiceError}. Nothing changes before every check passed.
  */
 import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "@pulumi-cms/contract";
-import { requireCreateScope, requireScope, type Principal } from "../auth";
-import { clusterNotFound, conflict, validationFailed } from "../errors";
-import { startDeletion, scaleCluster, settle } from "../lifecycle";
-import type { ClusterRecord } from "../records";
-import { toApiCluster, toSummary } from "../wire-view";
-import type { EmulatorState } from "../state";
+import { requireCreateScope, requireScope, type Principal } from "../http/auth";
+import { clusterNotFound, conflict, validationFailed } from "../http/errors";
+import { startDeletion, scaleCluster, settle } from "../model/lifecycle";
+import type { ClusterRecord } from "../model/records";
+import { toApiCluster, toSummary } from "../http/wire-view";
+import type { EmulatorState } from "../model/state";
 
 /** Validated query of GET /v1/clusters. */
 export interface ListQuery {

@@ -1,16 +1,16 @@
 /** GET /v1/clusters/{id}/kubeconfig. */
 import type { FastifyRequest } from "fastify";
-import type { Principal } from "../auth";
-import { renderKubeconfig } from "../kubeconfig";
-import type { EmulatorState } from "../state";
-import { ServiceError } from "../errors";
-import { noKubernetesServer } from "../no-kubernetes";
+import type { Principal } from "../http/auth";
+import { renderKubeconfig } from "../model/kubeconfig";
+import type { EmulatorState } from "../model/state";
+import { ServiceError } from "../http/errors";
+import { noKubernetesServer } from "../http/no-kubernetes";
 import { findCluster } from "./clusters";
 
 /**
  * The cluster's kubeconfig as YAML text (available from creation until the cluster is gone).
  * With `--kubernetes`, once the cluster's API server accepts it; without, pointing at the
- * emulator's own stand-in (no-kubernetes.ts), reached as `req` reached the emulator.
+ * emulator's own stand-in (http/no-kubernetes.ts), reached as `req` reached the emulator.
  */
 export async function getKubeconfig(state: EmulatorState, p: Principal, clusterId: string, req: FastifyRequest): Promise<string> {
   const c = findCluster(state, p, clusterId, "reading the kubeconfig");

@@ -1,9 +1,9 @@
 /** The node operations of `/v1`: list and retrieve (the only node operations of the spec). */
 import type { ApiNode, ApiNodeList } from "@pulumi-cms/contract";
-import type { Principal } from "../auth";
-import { nodeNotFound } from "../errors";
-import { toApiNode } from "../wire-view";
-import type { EmulatorState } from "../state";
+import type { Principal } from "../http/auth";
+import { nodeNotFound } from "../http/errors";
+import { toApiNode } from "../http/wire-view";
+import type { EmulatorState } from "../model/state";
 import { findCluster } from "./clusters";
 
 /** GET /v1/clusters/{id}/nodes: every node, control planes first; no pagination. */

@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { ClusterRecord } from "../records";
+import type { ClusterRecord } from "../model/records";
 import { checkRecord } from "./record-check";
 
 /** What a JSON state holds, checked. */

@@ -6,7 +6,7 @@
  */
 import Ajv, { type ErrorObject } from "ajv";
 import { CLUSTER_FIELDS, type Field, NODE_FIELDS, NODE_SIZES, NODE_STATUSES } from "@pulumi-cms/contract";
-import type { ClusterRecord } from "../records";
+import type { ClusterRecord } from "../model/records";
 
 const string = { type: "string" };
 const count = { type: "integer", minimum: 0 };

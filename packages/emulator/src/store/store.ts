@@ -23,9 +23,9 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import { processSingleton } from "@pulumi-cms/contract";
-import { storageUnavailable } from "../errors";
+import { storageUnavailable } from "../http/errors";
 import { readLegacyState } from "./legacy-state";
-import type { ClusterRecord } from "../records";
+import type { ClusterRecord } from "../model/records";
 import { checkRecord } from "./record-check";
 import type { FromWorker, Row, ToWorker } from "./store-worker";
 

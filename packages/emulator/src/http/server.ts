@@ -14,13 +14,13 @@ import { canonicalUrl } from "./canonical-url";
 import { requireCreateScope, requirePermission, tryAuthenticate, type Principal } from "./auth";
 import { ServiceError, clip, internalError } from "./errors";
 import type { Fault } from "./faults";
-import { registerControlRoutes } from "./control/control-routes";
-import type { ControlExtras } from "./control/control";
-import type { ConnectionLimits, EmulatorControl, Permission } from "./types";
+import { registerControlRoutes } from "../control/control-routes";
+import type { ControlExtras } from "../control/control";
+import type { ConnectionLimits, EmulatorControl, Permission } from "../types";
 import { registerNoKubernetesRoutes } from "./no-kubernetes";
 import { ALL_METHODS, registerV1Routes } from "./v1-routes";
 import { formatValidationError } from "./schemas";
-import type { EmulatorState } from "./state";
+import type { EmulatorState } from "../model/state";
 
 /** Largest accepted request body: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;

@@ -7,10 +7,10 @@ import { type Clock, omitUndefined } from "@pulumi-cms/contract";
 import { Capacity, type CapacityLimits, sizeOf } from "./capacity";
 import { provisionCluster, settle } from "./lifecycle";
 import { touch, type ClusterRecord, type CreateInput, type KubeconfigCredential } from "./records";
-import { TokenStore } from "./auth";
-import { TokenRateWindows } from "./limits";
-import { FaultRegistry } from "./faults";
-import type { Plan, Timings } from "./types";
+import { TokenStore } from "../http/auth";
+import { TokenRateWindows } from "../http/limits";
+import { FaultRegistry } from "../http/faults";
+import type { Plan, Timings } from "../types";
 
 /** Operation durations in milliseconds. */
 export interface DurationsMs {

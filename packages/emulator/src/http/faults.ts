@@ -9,7 +9,7 @@
  * fault adds its delay; then the oldest matching non-latency fault, if any, answers.
  */
 import { validationFailed } from "./errors";
-import type { FaultSpec } from "./types";
+import type { FaultSpec } from "../types";
 
 /** A registered fault. `remaining` is Infinity for unlimited latency faults. */
 export interface Fault extends FaultSpec {

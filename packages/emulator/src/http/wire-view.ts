@@ -3,11 +3,11 @@
  * from the declaration of their fields in `@pulumi-cms/contract`.
  */
 import { type ApiCluster, type ApiClusterSummary, type ApiNode, CLUSTER_FIELDS, type Field, NODE_FIELDS } from "@pulumi-cms/contract";
-import { type ClusterRecord, type NodeRecord, revisionOf } from "./records";
+import { type ClusterRecord, type NodeRecord, revisionOf } from "../model/records";
 
 /**
  * Serialized full-object JSON of each cluster, reused by list pages until the cluster changes
- * ({@link touch} of records.ts). A WeakMap keeps it out of the persisted records.
+ * ({@link touch} of model/records.ts). A WeakMap keeps it out of the persisted records.
  */
 const jsonCache = new WeakMap<ClusterRecord, { revision: number; text: string }>();
 

@@ -3,7 +3,7 @@
  * current-context) that `kubectl config view` accepts; its user authenticates with a bearer
  * token that changes only on rotation. Its server is the cluster's endpoint, or, when no API
  * server stands behind the cluster (no `--kubernetes`), the emulator's stand-in that says so
- * (no-kubernetes.ts).
+ * (http/no-kubernetes.ts).
  */
 import { Scalar, stringify } from "yaml";
 import type { ClusterRecord } from "./records";

@@ -6,9 +6,9 @@
  * what it is goes to stderr.
  */
 import { parseArgs } from "node:util";
-import { PERMISSIONS, PLANS, parseDuration } from "./auth";
-import { controlClient } from "./control/control-client";
-import type { AddedToken, Permission, Plan } from "./types";
+import { PERMISSIONS, PLANS, parseDuration } from "../http/auth";
+import { controlClient } from "../control/control-client";
+import type { AddedToken, Permission, Plan } from "../types";
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
 

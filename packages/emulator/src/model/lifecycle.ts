@@ -9,7 +9,7 @@
  *
  * The transitions take the time and the duration as arguments and do no I/O: given a record, they
  * are checked without a server (test/lifecycle.test.ts). The records they move are records.ts's;
- * what the API answers, wire-view.ts's.
+ * what the API answers, http/wire-view.ts's.
  */
 import type { NodeRole, NodeSize } from "@pulumi-cms/contract";
 import { type ClusterRecord, type CreateInput, type KubeconfigCredential, type NodeEvent, type NodeRecord, touch } from "./records";

@@ -6,8 +6,8 @@
  * `cluster:<id>` one cluster (the full `cls_…` id; the bare hex part is accepted too).
  */
 import { ServiceError, clip, validationFailed } from "./errors";
-import { newSecret } from "./ids";
-import type { Permission, Plan, TokenSpec } from "./types";
+import { newSecret } from "../model/ids";
+import type { Permission, Plan, TokenSpec } from "../types";
 
 export const PERMISSIONS: readonly Permission[] = ["read", "write", "admin"];
 export const PLANS: readonly Plan[] = ["community", "pro", "enterprise"];

@@ -3,7 +3,7 @@
  * request and closes 60 s later; the next request after that opens a new one.
  */
 import { ServiceError } from "./errors";
-import type { Plan } from "./types";
+import type { Plan } from "../types";
 
 /** Requests per minute of each plan (spec, Limits). */
 export const PLAN_LIMITS: Readonly<Record<Plan, number>> = { community: 100, pro: 1000, enterprise: 10000 };

@@ -4,7 +4,7 @@
  * A change that would go past a cap is refused with 422 `quota_exceeded` before anything is made.
  * Nodes are counted as each cluster's size (control planes plus workers).
  */
-import { ServiceError } from "./errors";
+import { ServiceError } from "../http/errors";
 
 /** Clusters one emulator holds at most. */
 export const MAX_CLUSTERS = 100_000;

@@ -2,7 +2,7 @@
  * The `/v1` route table: each path and method of the service, with its schemas, the permission it
  * needs, and the operation it calls (operations/); every other method on those paths answers 405.
  * What runs before a handler (counting, faults, authentication, rate limits) is server.ts's; what
- * an operation does to the clusters is operations/'s and state.ts's.
+ * an operation does to the clusters is operations/'s and model/state.ts's.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { METHODS } from "node:http";
@@ -29,10 +29,10 @@ import {
   type CreateBody,
   type ListQuery,
   type UpdateBody,
-} from "./operations/clusters";
-import { getKubeconfig } from "./operations/kubeconfig";
-import { getNode, listNodes } from "./operations/nodes";
-import type { EmulatorState } from "./state";
+} from "../operations/clusters";
+import { getKubeconfig } from "../operations/kubeconfig";
+import { getNode, listNodes } from "../operations/nodes";
+import type { EmulatorState } from "../model/state";
 
 /** Every method Node's parser accepts, but CONNECT (a proxy request, never a route). */
 export const ALL_METHODS = METHODS.filter((m) => m !== "CONNECT");
