@@ -102,7 +102,7 @@ module.exports = {
         "The emulator's store worker runs as a thread started by its file name, under the tests as its " +
         "TypeScript source through Node's type stripping: it imports Node.js's modules only.",
       severity: "error",
-      from: { path: "^packages/emulator/src/store/store-worker[.]ts$" },
+      from: { path: "^packages/emulator/src/store/worker[.]ts$" },
       to: { dependencyTypesNot: ["core"] },
     },
     {

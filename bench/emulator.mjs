@@ -274,7 +274,7 @@ function records(count) {
 
 /** A state file of this build (SQLite), written through its store. */
 async function writeStore(file, clusters) {
-  const { StateStore } = require(join(root, "packages/emulator/dist/store/store.js"));
+  const { StateStore } = require(join(root, "packages/emulator/dist/store/database.js"));
   const { store } = await StateStore.open(file, { cluster: () => undefined, creating: () => false });
   for (let i = 0; i < clusters.length; i += 10_000) await store.write({ put: clusters.slice(i, i + 10_000) });
   await store.close();

@@ -61,7 +61,7 @@ describe("the provider and the emulator, installed from their tarballs", () => {
         JSON.parse(fs.readFileSync(path.join(modules, "pulumi-cms", "package.json"), "utf8")).bin as Record<string, string>,
       );
       expect(bins).toContain("dist/kubernetes/cli.js");
-      expect(shipped.filter((f) => /(^|\/)(server|cli|store-worker)\.js$/.test(f) && !bins.includes(f))).toEqual([]);
+      expect(shipped.filter((f) => /(^|\/)(server|cli|worker)\.js$/.test(f) && !bins.includes(f))).toEqual([]);
       expect(shipped.filter((f) => f.startsWith("scripts"))).toEqual([]);
 
       const missing = await node(dir, 'require("pulumi-cms/emulator")');

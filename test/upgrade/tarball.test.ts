@@ -129,7 +129,7 @@ describe("the emulator's tarball (@pulumi-cms/emulator)", () => {
     "dist/index.js",
     "dist/index.d.ts",
     "dist/cli.js",
-    "dist/store/store-worker.js",
+    "dist/store/worker.js",
     // The `cms-ensure-kubernetes` bin: builds what `cms-emulator --kubernetes` runs.
     "scripts/ensure-kubernetes",
     "scripts/lib/go-build.sh",

@@ -11,10 +11,10 @@
  */
 import { newAdminToken, newDevToken, toPrincipal } from "./http/auth";
 import { systemClock } from "@pulumi-cms/contract";
-import { createControl } from "./control/control";
+import { createControl } from "./control/in-process";
 import { buildServer } from "./http/server";
 import { DEFAULT_TIMINGS, EmulatorState, checkTimings } from "./model/state";
-import type { StateStore } from "./store/store";
+import type { StateStore } from "./store/database";
 import type { EmulatorOptions, RunningEmulator, TokenSpec } from "./types";
 
 export type {
@@ -31,11 +31,11 @@ export type {
   Timings,
   TokenSpec,
 } from "./types";
-export { controlClient, ControlError } from "./control/control-client";
+export { controlClient, ControlError } from "./control/client";
 export { ManualClock, systemClock, type Clock } from "@pulumi-cms/contract";
 export { DEFAULT_TIMINGS } from "./model/state";
 export { PLAN_LIMITS } from "./http/limits";
-export { CONTROL_ROUTES } from "./control/control-route-table";
+export { CONTROL_ROUTES } from "./control/route-table";
 /** Errors of the in-process control (`status`/`statusCode`, `code`, `message`), as the HTTP ones. */
 export { ServiceError, type ErrorCode } from "./http/errors";
 /**
@@ -76,7 +76,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let store: StateStore | undefined;
   if (options.statePath) {
     // Loaded only with the option: node:sqlite and the store's thread are not needed without it.
-    const { StateStore } = await import("./store/store.js");
+    const { StateStore } = await import("./store/database.js");
     const opened = await StateStore.open(options.statePath, {
       cluster: (id) => state.held(id),
       creating: (id) => state.isCreating(id),

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../src";
 import { provisionCluster } from "../src/model/lifecycle";
 import type { ClusterRecord } from "../src/model/records";
-import { StateStore } from "../src/store/store";
+import { StateStore } from "../src/store/database";
 import { ensureCliBuilt, kill9, listeningUrl, runCli, type StartedCli } from "./support/cli";
 import { Api, clusterBody } from "./support/emulator";
 import { rejection } from "./support/rejection";

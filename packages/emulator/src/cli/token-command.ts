@@ -7,7 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { PERMISSIONS, PLANS, parseDuration } from "../http/auth";
-import { controlClient } from "../control/control-client";
+import { controlClient } from "../control/client";
 import type { AddedToken, Permission, Plan } from "../types";
 
 const DEFAULT_URL = "http://127.0.0.1:8787";

@@ -1,6 +1,6 @@
 /**
  * The HTTP server: fastify with the `/v1` service routes (their table: v1-routes.ts) and the
- * `/_emulator/` control routes (control/control-routes.ts). What is checked before any route's handler runs
+ * `/_emulator/` control routes (control/routes.ts). What is checked before any route's handler runs
  * is here.
  *
  * Order of checks on `/v1` (docs/api-contract.md): request counted → injected faults →
@@ -14,8 +14,8 @@ import { canonicalUrl } from "./canonical-url";
 import { requireCreateScope, requirePermission, tryAuthenticate, type Principal } from "./auth";
 import { ServiceError, clip, internalError } from "./errors";
 import type { Fault } from "./faults";
-import { registerControlRoutes } from "../control/control-routes";
-import type { ControlExtras } from "../control/control";
+import { registerControlRoutes } from "../control/routes";
+import type { ControlExtras } from "../control/in-process";
 import type { ConnectionLimits, EmulatorControl, Permission } from "../types";
 import { registerNoKubernetesRoutes } from "./no-kubernetes";
 import { ALL_METHODS, registerV1Routes } from "./v1-routes";

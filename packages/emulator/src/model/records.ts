@@ -1,5 +1,5 @@
 /**
- * The emulator's records of clusters and nodes: what is stored and persisted (store/store.ts), which
+ * The emulator's records of clusters and nodes: what is stored and persisted (store/database.ts), which
  * lifecycle.ts moves through their statuses and http/wire-view.ts renders for the API.
  */
 import type { ApiCluster, ApiNode, ClusterFields, ExampleWireNames, NodeFields, NodeSize, NodeStatus, Phase } from "@pulumi-cms/contract";

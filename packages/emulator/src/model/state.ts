@@ -28,7 +28,7 @@ export const DEFAULT_TIMINGS: Required<Timings> = {
   upgradeSeconds: 45,
 };
 
-/** Where changes are made durable (`--state`: store/store.ts); without one, memory only. */
+/** Where changes are made durable (`--state`: store/database.ts); without one, memory only. */
 export interface Durability {
   /** Resolves once `change` is on disk; rejects (503 `storage_unavailable`) when nothing of it could be written. */
   write(change: { put?: ClusterRecord[]; reset?: boolean }): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * Reading the JSON state files of earlier releases, which the store converts once (store.ts):
+ * Reading the JSON state files of earlier releases, which the store converts once (database.ts):
  * - format 1: FILE, a snapshot `{version: 1, saved_at, subnet_seq, clusters: [records]}`;
  * - format 2: the same snapshot (`version: 2`, plus `seq` and `journal`, the generation that
  *   continues it) and `FILE.journal-<generation>`, one JSON line per commit

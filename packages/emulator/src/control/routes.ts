@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import { bearer, tryAuthenticate } from "../http/auth";
 import { ServiceError, validationFailed } from "../http/errors";
-import type { ControlExtras } from "./control";
+import type { ControlExtras } from "./in-process";
 import type { EmulatorState } from "../model/state";
 import type { EmulatorControl, FaultSpec, NewTokenSpec, Timings } from "../types";
 

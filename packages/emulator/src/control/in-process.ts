@@ -25,7 +25,7 @@ export function createControl(state: EmulatorState): EmulatorControl & ControlEx
     if (typeof id !== "string") throw validationFailed("clusterId must be a string");
     return id;
   };
-  /** A console change of one cluster: after that cluster's other changes, applied once durable (see `../store/store.ts`). */
+  /** A console change of one cluster: after that cluster's other changes, applied once durable (see `../store/database.ts`). */
   const change = async (clusterId: unknown, fn: (id: string) => Promise<unknown>): Promise<void> => {
     const id = clusterIdOf(clusterId);
     await state.exclusive(id, async () => {

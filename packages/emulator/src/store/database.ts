@@ -5,7 +5,7 @@
  * What is promised (docs/contract.md, Persistence):
  * - A change is applied (visible to reads) and answered 2xx only once it is on disk. Changes that
  *   arrive while a commit is being written share the next one (group commit): one transaction and
- *   one fsync for all of them, written by a worker thread (store-worker.ts), so reads are never held
+ *   one fsync for all of them, written by a worker thread (worker.ts), so reads are never held
  *   up by the disk.
  * - A commit that fails (a full disk, the file size limit) leaves the file and the memory as they
  *   were: each of its changes is answered 503 `storage_unavailable` naming the cause, and a retry
@@ -27,10 +27,10 @@ import { storageUnavailable } from "../http/errors";
 import { readLegacyState } from "./legacy-state";
 import type { ClusterRecord } from "../model/records";
 import { checkRecord } from "./record-check";
-import type { FromWorker, Row, ToWorker } from "./store-worker";
+import type { FromWorker, Row, ToWorker } from "./worker";
 
 /** The worker's code, beside this file (`.js` in dist, `.ts` under the tests). */
-const WORKER = join(__dirname, `store-worker${extname(__filename)}`);
+const WORKER = join(__dirname, `worker${extname(__filename)}`);
 /**
  * node:sqlite warns that it is experimental (Node 22): that is for this thread only, not for the
  * user's terminal. Under the tests the worker is TypeScript, read as an ES module.

@@ -1,5 +1,5 @@
 /**
- * The thread that owns the SQLite database of `--state FILE` (see store.ts for what is promised).
+ * The thread that owns the SQLite database of `--state FILE` (see database.ts for what is promised).
  * A commit waits for its fsync here, so the event loop that serves requests never does.
  *
  * Runs as compiled JavaScript from dist/ and, under the tests, as this very file through Node's
@@ -70,7 +70,7 @@ interface SqliteError extends Error {
 }
 
 const port = parentPort;
-if (!port) throw new Error("store-worker.ts runs as a worker thread of store.ts");
+if (!port) throw new Error("worker.ts runs as a worker thread of database.ts");
 const file = (workerData as { file: string }).file;
 const send = (m: FromWorker) => port.postMessage(m);
 /** Why SQLite failed, without anything the database holds. */

@@ -1,6 +1,6 @@
 /**
  * The `/_emulator/` control routes, method and path: the table the README documents. Kept apart
- * from control-routes.ts so that importing it (it is public) does not pull in the HTTP server's
+ * from routes.ts so that importing it (it is public) does not pull in the HTTP server's
  * types.
  */
 /** Route table of the control API. */
