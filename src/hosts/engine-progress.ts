@@ -5,7 +5,7 @@
  * of its own), so we open our own Engine client to it. Without an address there is no sink.
  */
 import { holdingLines } from "../provider/progress/progress";
-import type { ProgressSink } from "../provider/progress/progress-sink";
+import type { ProgressSink } from "../provider/progress/sink";
 import { pulumiGrpc } from "./pulumi-grpc";
 
 /** The engine's sink at `address`, or null without one (or when it cannot be reached). */

@@ -7,7 +7,7 @@
 import type { ClientOptions, CmsClient } from "../client";
 import { statusOf } from "../client/errors";
 import { dropEmpty, resolveConnection, type Connection, type ConnectionInputs } from "../connection";
-import { retryLine } from "./progress/progress-line";
+import { retryLine } from "./progress/lines";
 import type { ProviderSettings } from "./settings";
 
 let clientModule: Promise<typeof import("../client/index.js")> | undefined;

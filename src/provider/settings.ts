@@ -6,7 +6,7 @@
 import type { ClientOptions } from "../client/options";
 import { systemClock, type Clock } from "@pulumi-cms/contract";
 import { processSlot } from "../shared/process-slot";
-import type { ProgressSink } from "./progress/progress-sink";
+import type { ProgressSink } from "./progress/sink";
 import type { PollSchedule } from "./polling/schedule";
 
 /** Settings a tool (or a test) may change; production uses the defaults. */

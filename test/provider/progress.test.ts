@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { holdingLines } from "../../src/provider/progress/progress";
-import { goneLine, progressLine } from "../../src/provider/progress/progress-line";
+import { goneLine, progressLine } from "../../src/provider/progress/lines";
 
 describe("progress", () => {
   it("formats status and ready nodes; the CLI shows the time beside it", () => {

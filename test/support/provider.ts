@@ -2,7 +2,7 @@
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
 import { clusterProvider } from "../../src/provider/cluster-provider";
-import type { ProgressSink } from "../../src/provider/progress/progress-sink";
+import type { ProgressSink } from "../../src/provider/progress/sink";
 import { processSettings, replaceProcessSettings, type ProviderSettings } from "../../src/provider/settings";
 import { resetProcess } from "./process";
 

@@ -8,7 +8,7 @@ import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
 import { existingFailure } from "../progress/messages";
 import { endProgress, progressFor } from "../progress/progress";
-import { goneLine } from "../progress/progress-line";
+import { goneLine } from "../progress/lines";
 import { resolveTimeouts } from "../properties/timeouts";
 import { WaitError } from "../polling/waiter";
 import { type OperationContext, retryWhileBusy } from "./context";

@@ -18,7 +18,7 @@ import { CmsError } from "../../shared/cms-error";
 import { formatDuration } from "../../shared/durations";
 import { DeadlineError, isNotFound, isTransient } from "../../client/errors";
 import { safeMessage } from "../../connection";
-import { goneLine, progressLine } from "../progress/progress-line";
+import { goneLine, progressLine } from "../progress/lines";
 import { processClock } from "../settings";
 import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
 import { type SharedPoller, sharedPollerFor, type WavePacing } from "./shared-poll";

@@ -6,7 +6,7 @@
  * reporting is a no-op.
  */
 import { processSlot } from "../../shared/process-slot";
-import type { ProgressSink } from "./progress-sink";
+import type { ProgressSink } from "./sink";
 import { processSettings } from "../settings";
 
 /** The sink the process's host offers, opened when a line is first to be shown. */
