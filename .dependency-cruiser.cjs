@@ -1,8 +1,11 @@
 /**
  * The layers of the provider package and the rule against import cycles (`npm run lint`).
  *
- *   shared  <-  client  <-  provider core  <-  hosts  <-  the package's surface
+ *   generated  <-  shared  <-  client  <-  provider core  <-  hosts  <-  the package's surface
  *
+ * - generated (`src/generated/`): the code `npm run gen` makes from `@pulumi-cms/contract` (the
+ *   client's compiled answer checks, the camelCase types); imports nothing of the package, so any
+ *   layer may use it and its generators need nothing but the contract.
  * - shared (`src/shared/`): the camelCase cluster, ownership, process slots, errors' base; imports
  *   nothing of the package (the wire types and the clock are `@pulumi-cms/contract`'s).
  * - client (`src/client/`): the HTTP client of the service; knows nothing of Pulumi.
@@ -43,14 +46,21 @@ module.exports = {
       comment: "src/shared is the bottom layer.",
       severity: "error",
       from: { path: "^src/shared/" },
-      to: { path: "^src/", pathNot: "^src/shared/" },
+      to: { path: "^src/", pathNot: "^src/(shared|generated)/" },
+    },
+    {
+      name: "generated-imports-nothing",
+      comment: "src/generated is what `npm run gen` makes from @pulumi-cms/contract: it imports nothing of the package.",
+      severity: "error",
+      from: { path: "^src/generated/" },
+      to: { path: "^src/", pathNot: "^src/generated/" },
     },
     {
       name: "client-imports-only-shared",
       comment: "The HTTP client knows nothing of Pulumi, the provider or its hosts.",
       severity: "error",
       from: { path: "^src/client/" },
-      to: { path: "^src/", pathNot: "^src/(client|shared)/" },
+      to: { path: "^src/", pathNot: "^src/(client|shared|generated)/" },
     },
     {
       name: "core-knows-no-host",
@@ -73,10 +83,10 @@ module.exports = {
       comment:
         "src/provider/properties holds the pure rules about a Cluster's inputs and outputs (check, diff, " +
         "mapping, ...): they call no service, wait for nothing and report nothing, so each is unit-tested " +
-        "directly. They import only each other, the core's types, the naming rule and src/shared.",
+        "directly. They import only each other, the core's types, the naming rule, src/shared and src/generated.",
       severity: "error",
       from: { path: "^src/provider/properties/" },
-      to: { path: "^src/", pathNot: "^src/(shared/|provider/(properties/|types[.]ts$|naming/naming[.]ts$))" },
+      to: { path: "^src/", pathNot: "^src/(shared/|generated/|provider/(properties/|types[.]ts$|naming/naming[.]ts$))" },
     },
     {
       name: "hosts-below-surface",

@@ -7,7 +7,7 @@
 import type { ErrorObject } from "ajv";
 import type * as Yaml from "yaml";
 import { CLUSTER_ID_PATTERN, ID_RULES, KUBECONFIG_SERVER_PATTERN, isClusterId, isNodeId } from "@pulumi-cms/contract";
-import * as compiled from "./answer-validators";
+import * as compiled from "../generated/answer-validators";
 import { ContractError, InvalidIdError } from "./errors";
 import { redact } from "./redact";
 

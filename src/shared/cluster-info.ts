@@ -1,11 +1,11 @@
 /**
  * A cluster and a node as a Pulumi program sees them: camelCase copies of the API objects, the
  * shape of the functions' results and of the Cluster's reported outputs, mapped by the fields'
- * declaration in `@pulumi-cms/contract`. The types are generated from it (`cluster-info-types.ts`,
+ * declaration in `@pulumi-cms/contract`. The types are generated from it (`src/generated/cluster-info-types.ts`,
  * `npm run gen`). Pure.
  */
 import { type ApiCluster, type ApiClusterSummary, type ApiNode, CLUSTER_FIELDS, fromWire, NODE_FIELDS } from "@pulumi-cms/contract";
-import type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo } from "./cluster-info-types";
+import type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo } from "../generated/cluster-info-types";
 
 export type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo };
 

@@ -1,6 +1,6 @@
 /**
  * The client checks answers with the contract's schemas compiled ahead of time
- * (src/client/answer-validators.ts): the committed file is what the contract's schemas generate
+ * (src/generated/answer-validators.ts): the committed file is what the contract's schemas generate
  * now, and it judges answers as Ajv compiling those schemas does.
  */
 import * as contract from "@pulumi-cms/contract";
@@ -12,7 +12,7 @@ import {
   cluster as clusterCheck,
   clusterList as clusterListCheck,
   kubeconfig as kubeconfigCheck,
-} from "../../src/client/answer-validators";
+} from "../../src/generated/answer-validators";
 
 type Check = ((data: unknown) => boolean) & { errors?: unknown };
 const COMPILED: Record<string, Check> = { cluster: clusterCheck, clusterList: clusterListCheck, kubeconfig: kubeconfigCheck };

@@ -123,8 +123,8 @@ describe("a field added to the declaration alone", () => {
       expect(read("sdk/nodejs/types/output.ts")).toContain("region?: string");
       expect(read("sdk/go/cms/cluster.go")).toMatch(/Region +pulumi\.StringPtrOutput `pulumi:"region"`/);
       expect(read("sdk/go/cms/pulumiTypes.go")).toContain("Region");
-      expect(read("src/client/answer-validators.ts")).toContain('"region"');
-      expect(read("src/shared/cluster-info-types.ts")).toContain("  /** Region the cluster runs in. */\n  region?: string;");
+      expect(read("src/generated/answer-validators.ts")).toContain('"region"');
+      expect(read("src/generated/cluster-info-types.ts")).toContain("  /** Region the cluster runs in. */\n  region?: string;");
       // The repository itself is untouched.
       expect(fs.readFileSync(path.join(REPO_ROOT, "sdk/schema.json"), "utf8")).not.toContain('"region"');
 
