@@ -10,8 +10,8 @@
 export * from "./resources";
 export * from "./functions";
 export { kubernetesProvider, kubernetesProviderArgs, type KubernetesProviderCluster, type KubernetesProviderOptions } from "./kubernetes"; // @pulumi/kubernetes loaded on first call
-export { CmsError } from "./shared/cms-error";
-export type { ClusterInfo, NodeInfo } from "./shared/cluster-info";
+export { CmsError } from "./shared/errors/cms-error";
+export type { ClusterInfo, NodeInfo } from "./shared/domain/cluster-info";
 export type { ClusterStatus, NodeSize, NodeStatus, Phase, NodeRole } from "@pulumi-cms/contract";
 /**
  * The HTTP client of the service's v1 API: `CmsClient`, `createClient`, its option types, its

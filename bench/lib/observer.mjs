@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
 
 // The package's own reading of `/v1` paths (built: the benchmarks run `npm run build` first).
-const { parseApiPath } = createRequire(import.meta.url)("../../dist/shared/api-paths.js");
+const { parseApiPath } = createRequire(import.meta.url)("../../dist/shared/domain/api-paths.js");
 
 /** Epoch milliseconds with sub-millisecond resolution. */
 export const nowMs = () => performance.timeOrigin + performance.now();

@@ -20,7 +20,7 @@ import { allClusters } from "./pagination";
 import { claimClusterId } from "./reconcile";
 import { withRetry, type RetryDriverOptions, type RetryHooks } from "./retry-driver";
 import { Transport, isExchange, type Exchange, type RequestSpec } from "./transport";
-import type { NameProof } from "../shared/ownership";
+import type { NameProof } from "../shared/domain/ownership";
 import type {
   ApiCluster,
   ApiClusterList,
@@ -35,7 +35,7 @@ import type {
 /** Options of {@link CmsClient.createCluster}. */
 export interface CreateOptions {
   /**
-   * What the requested name proves after a lost reply (see `shared/ownership.ts`): `"seeded"`
+   * What the requested name proves after a lost reply (see `shared/domain/ownership.ts`): `"seeded"`
    * when no other caller can compute it, so a cluster carrying it is this call's; `"none"`
    * (default) for any other name, so a cluster carrying it is never taken.
    */
@@ -112,7 +112,7 @@ export class CmsClient {
   /**
    * `POST /v1/clusters`. Safe against a lost reply: if the request may have been processed but no
    * answer came back (connection dropped, timeout, 500/502/504), it is not re-sent blindly; the
-   * clusters are listed first and `judgeOwnership` (`shared/ownership.ts`) decides:
+   * clusters are listed first and `judgeOwnership` (`shared/domain/ownership.ts`) decides:
    * - a cluster that carries a name only this caller can compute (`nameProof: "seeded"`) is
    *   returned instead of creating a duplicate;
    * - a cluster that merely has the requested name and shape, created after the request began,

@@ -16,7 +16,7 @@ import {
 import type { ApiErrorInit } from "./errors";
 import { redact } from "./redact";
 import { PLAIN_HTTP_CODE } from "./retry";
-import { parseApiPath } from "../shared/api-paths";
+import { parseApiPath } from "../shared/domain/api-paths";
 
 /** The constructor of one of the typed API errors. */
 export type ApiErrorClass = new (init: ApiErrorInit) => ApiError;

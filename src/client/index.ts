@@ -57,6 +57,6 @@ export {
   type LimiterTicket,
   type PacingOptions,
 } from "./limiter";
-export type { NameProof } from "../shared/ownership";
+export type { NameProof } from "../shared/domain/ownership";
 export { PACKAGE_VERSION, DEFAULT_USER_AGENT } from "./version";
 export * from "./wire-types";

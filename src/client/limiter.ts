@@ -8,9 +8,9 @@
 import { createHash } from "node:crypto";
 import { MAX_RESET_AHEAD_MS, type RateLimitInfo } from "./headers";
 import { DeadlineError } from "./errors/deadline-error";
-import { formatDuration } from "../shared/durations";
+import { formatDuration } from "../shared/domain/durations";
 import { type Clock, omitUndefined, systemClock } from "@pulumi-cms/contract";
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../shared/runtime/process-slot";
 
 /** What the limiter knows about the current window. All times are local epoch ms. */
 export interface LimiterState {

@@ -1,6 +1,6 @@
 /**
  * The lost-create check: before a `POST /v1/clusters` whose outcome is unknown is sent again, the
- * clusters are listed and `judgeOwnership` (`shared/ownership.ts`) decides whether the first
+ * clusters are listed and `judgeOwnership` (`shared/domain/ownership.ts`) decides whether the first
  * attempt made one that is this call's, one that may be another caller's, or none.
  */
 import type { Budget } from "./budget";
@@ -8,8 +8,8 @@ import { DeadlineError, NetworkError, UnprovenOwnershipError } from "./errors";
 import { claimedClusterIds } from "./reconcile";
 import { asError, type Recovered } from "./retry-driver";
 import type { ApiCluster, Clock, CreateClusterRequest } from "@pulumi-cms/contract";
-import { formatDuration } from "../shared/durations";
-import { judgeOwnership, type NameProof } from "../shared/ownership";
+import { formatDuration } from "../shared/domain/durations";
+import { judgeOwnership, type NameProof } from "../shared/domain/ownership";
 
 /** One create whose reply may have been lost, and what looking for its cluster needs. */
 export interface LostCreate {

@@ -15,5 +15,5 @@ export { CmsClient, createClient, type CreateOptions } from "./client";
 export type { CallOptions } from "./budget";
 export type { ClientOptions, RetryInfo } from "./options";
 export * from "./errors";
-export type { NameProof } from "../shared/ownership";
+export type { NameProof } from "../shared/domain/ownership";
 export type * from "./wire-types";

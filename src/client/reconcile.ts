@@ -1,9 +1,9 @@
 /**
  * The cluster ids this process's creates received, so that the lost-reply recovery of one create
- * never offers another create's cluster as a candidate (`shared/ownership.ts` decides the rest).
+ * never offers another create's cluster as a candidate (`shared/domain/ownership.ts` decides the rest).
  * A process slot, like the limiters, so two copies of the package agree.
  */
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../shared/runtime/process-slot";
 
 /** Bounded: only recent creations can be confused with a lost one. */
 const MAX_CLAIMED = 10_000;

@@ -10,8 +10,8 @@ import type { ResolvedClientOptions } from "./options";
 import { redact } from "./redact";
 import { decideRetry, isRateLimited, outcomeUnknown } from "./retry";
 import { retryInputOf } from "./transport";
-import { CmsError } from "../shared/cms-error";
-import { formatDuration } from "../shared/durations";
+import { CmsError } from "../shared/errors/cms-error";
+import { formatDuration } from "../shared/domain/durations";
 import { OperationError } from "../shared/operation-error";
 
 /** A value produced by a recovery hook (wrapped so `void` results are distinguishable). */

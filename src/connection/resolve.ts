@@ -9,7 +9,7 @@
  * Pure apart from the default `env` argument. Messages never contain the token.
  */
 import { normalizeEndpoint } from "../client/options";
-import { CmsError } from "../shared/cms-error";
+import { CmsError } from "../shared/errors/cms-error";
 
 /** Explicit connection settings given to one resource or function call. */
 export interface ConnectionInputs {

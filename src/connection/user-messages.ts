@@ -5,7 +5,7 @@
  */
 import { ForbiddenError, NotFoundError, UnauthorizedError, UnprovenOwnershipError } from "../client/errors";
 import { redact } from "../client/redact";
-import { parseApiPath } from "../shared/api-paths";
+import { parseApiPath } from "../shared/domain/api-paths";
 import { CONFIG_TOKEN_KEY, ENV_TOKEN } from "./resolve";
 
 /**

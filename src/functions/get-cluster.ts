@@ -1,7 +1,7 @@
 /** `getCluster`: one cluster by id. */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCluster } from "../provider/lookups";
-import type { ClusterInfo } from "../shared/cluster-info";
+import type { ClusterInfo } from "../shared/domain/cluster-info";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getCluster}. */

@@ -1,7 +1,7 @@
 /** `getNode`: one node of a cluster. */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupNode } from "../provider/lookups";
-import type { NodeInfo } from "../shared/cluster-info";
+import type { NodeInfo } from "../shared/domain/cluster-info";
 import { callApi, type FunctionConnectionArgs, type FunctionConnectionInputs } from "./connection";
 
 /** Arguments of {@link getNode}. */

@@ -10,7 +10,7 @@
  * so a refused connection, twice in a row, means it is gone.
  */
 import { connect } from "node:net";
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../shared/runtime/process-slot";
 
 /** Whether a watchdog runs in this process (one, whichever copy of the package started it). */
 const watchdogState = processSlot("provider-host.engine-watchdog.v1", () => ({ started: false }));

@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { ENV_ENDPOINT, ENV_TOKEN } from "../connection";
 import { redact } from "../client/redact";
-import { CmsError } from "../shared/cms-error";
+import { CmsError } from "../shared/errors/cms-error";
 import {
   credentialConnection,
   credentialOf,

@@ -5,7 +5,7 @@
  */
 import type { ClientOptions } from "../client/options";
 import { systemClock, type Clock } from "@pulumi-cms/contract";
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../shared/runtime/process-slot";
 import type { ProgressSink } from "./progress/sink";
 import type { PollSchedule } from "./polling/schedule";
 

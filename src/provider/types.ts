@@ -6,7 +6,7 @@
  * `properties/mapping.ts` converts between the two.
  */
 import type { ConnectionInputs } from "../connection";
-import type { ClusterArguments, ClusterAttributes } from "../shared/cluster-info";
+import type { ClusterArguments, ClusterAttributes } from "../shared/domain/cluster-info";
 import { clusterArguments, type ClusterFields, type FieldsWhere } from "@pulumi-cms/contract";
 
 /**

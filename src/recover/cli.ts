@@ -28,7 +28,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
-import { describeCandidates } from "../shared/ownership";
+import { describeCandidates } from "../shared/domain/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { CLUSTER_TYPES, planRecovery, type PendingCreate } from "./plan";
 import { OperationError } from "../shared/operation-error";

@@ -5,7 +5,7 @@
  * The engine writes a create into the state as a pending operation, with its checked inputs,
  * before it calls the provider; a run killed before the provider answered leaves it there, and
  * only `pulumi refresh --import-pending-creates URN ID` or `--clear-pending-creates` resolves it.
- * The pending inputs are the evidence, judged by `shared/ownership.ts` as the provider's own
+ * The pending inputs are the evidence, judged by `shared/domain/ownership.ts` as the provider's own
  * takeover judges it:
  * - an auto-name derived from the URN and the stack's seed (see `provider/naming/naming.ts`) is this
  *   resource's alone: the cluster carrying it, not yet in the state and not being deleted, is
@@ -16,7 +16,7 @@
  *   one (`--adopt ID`);
  * - with no candidate at all the create made nothing, and the pending create is dropped.
  */
-import { judgeOwnership } from "../shared/ownership";
+import { judgeOwnership } from "../shared/domain/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { nameProofOf } from "../provider/naming/adoption";
 import { toCreateRequest } from "../provider/properties/mapping";

@@ -18,7 +18,7 @@ import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
 import { CLUSTER_MODULE } from "./type-token";
 import { stackHasSeed, stateRecordOf } from "./state-record";
 import { DRAWN_SEEDS_KEY } from "../shared/drawn-seeds";
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../shared/runtime/process-slot";
 
 /** A string, so the serialized provider carries it as text rather than a reference to a module. */
 const DRAWN_SEEDS: string = DRAWN_SEEDS_KEY;

@@ -13,7 +13,7 @@
  * record is simply absent and the provider relies on what it sees itself.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { processSlot } from "../shared/process-slot";
+import { processSlot } from "../shared/runtime/process-slot";
 import { SEED_TYPE } from "./type-token";
 
 /** The part of a recorded Cluster the provider uses. */

@@ -1,4 +1,4 @@
-import { CmsError } from "./cms-error";
+import { CmsError } from "./errors/cms-error";
 
 /**
  * A value the program (or the stack's configuration) passed breaks a rule: the message names the

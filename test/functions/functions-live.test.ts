@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import { resetProcess } from "../support/process";
-import { CmsError } from "../../src/shared/cms-error";
+import { CmsError } from "../../src/shared/errors/cms-error";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import {
   getCluster,

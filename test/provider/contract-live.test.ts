@@ -10,7 +10,7 @@ import { RateLimiter } from "../../src/client";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { ManualClock } from "@pulumi-cms/contract";
-import { CmsError } from "../../src/shared/cms-error";
+import { CmsError } from "../../src/shared/errors/cms-error";
 import { resetProcess } from "../support/process";
 import { type AnswerKind, type BreakingService, type Reply, WELL_SHAPED_PATH, breakingService } from "../support/breaking-service";
 import { everyFace } from "../support/client";

@@ -15,7 +15,7 @@ import { type CmsClient, ContractError, RateLimiter, createClient } from "../../
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { isClusterId, ManualClock } from "@pulumi-cms/contract";
-import { CmsError } from "../../src/shared/cms-error";
+import { CmsError } from "../../src/shared/errors/cms-error";
 import { resetProcess } from "../support/process";
 import {
   type AnswerKind,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseApiPath } from "../../src/shared/api-paths";
+import { parseApiPath } from "../../src/shared/domain/api-paths";
 
 describe("reading a /v1 path", () => {
   it.each([

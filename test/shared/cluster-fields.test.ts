@@ -30,7 +30,7 @@ import type { ClusterInputs, ClusterOutputs } from "../../src/provider/types";
 import { REPLACE_PROPERTIES, UPDATABLE_PROPERTIES } from "../../src/provider/types";
 import type { Cluster, ClusterArgs } from "../../src/resources/cluster";
 
-import type { ClusterAttributes, ClusterInfo } from "../../src/shared/cluster-info";
+import type { ClusterAttributes, ClusterInfo } from "../../src/shared/domain/cluster-info";
 
 // ------------------------------------------------------------------------- the types, at compile time
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiNode } from "@pulumi-cms/contract";
 import { API_CLUSTER } from "../support/fixtures";
-import { toClusterInfo, toNodeInfo } from "../../src/shared/cluster-info";
+import { toClusterInfo, toNodeInfo } from "../../src/shared/domain/cluster-info";
 
 const api = API_CLUSTER;
 

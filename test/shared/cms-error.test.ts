@@ -13,7 +13,7 @@ import {
 import { ConnectionError } from "../../src/connection";
 import { ClusterInitError, ClusterLookupError, OperationError } from "../../src/provider/errors";
 import { WaitError } from "../../src/provider/polling/waiter";
-import { CmsError } from "../../src/shared/cms-error";
+import { CmsError } from "../../src/shared/errors/cms-error";
 import { InvalidArgumentError } from "../../src/shared/invalid-argument-error";
 
 const at = { method: "GET", path: "/v1/clusters/cls_1" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "../../src/shared/durations";
+import { formatDuration, parseDuration } from "../../src/shared/domain/durations";
 import { DEFAULT_TIMEOUTS, resolveTimeouts, timeoutStringsFrom, validateTimeouts } from "../../src/provider/properties/timeouts";
 
 describe("parseDuration (Go syntax)", () => {

@@ -1,6 +1,6 @@
 /** The one rule for taking an existing cluster: only a seeded name proves a cluster is a create's. */
 import { describe, expect, it } from "vitest";
-import { judgeOwnership, matchesRequest } from "../../src/shared/ownership";
+import { judgeOwnership, matchesRequest } from "../../src/shared/domain/ownership";
 import type { ApiCluster, CreateClusterRequest } from "@pulumi-cms/contract";
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);

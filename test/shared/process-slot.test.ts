@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { processSlot, processSlots } from "../../src/shared/process-slot";
+import { processSlot, processSlots } from "../../src/shared/runtime/process-slot";
 
 describe("processSlot", () => {
   it("gives every slot of one name, as two copies of the package each make, the same value, made once", () => {

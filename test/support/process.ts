@@ -1,11 +1,11 @@
 /**
- * A test's fresh process: every process slot of the package empty (`src/shared/process-slot.ts`:
+ * A test's fresh process: every process slot of the package empty (`src/shared/runtime/process-slot.ts`:
  * no limiter, poller, reader, listing, configuration or program seed left from earlier tests), no
  * auto-name seed drawn, and the provider's settings `settings`.
  */
 import { replaceProcessSettings, type ProviderSettings } from "../../src/provider/settings";
 import { drawnSeeds } from "../../src/shared/drawn-seeds";
-import { processSlots } from "../../src/shared/process-slot";
+import { processSlots } from "../../src/shared/runtime/process-slot";
 
 export function resetProcess(settings: ProviderSettings = {}): void {
   processSlots().clear();

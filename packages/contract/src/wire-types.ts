@@ -1,7 +1,7 @@
 /**
  * Wire types of the Cluster Management Service v1 API, exactly as they travel over HTTP
  * (snake_case), shared by the client, the emulator and the provider. The provider (`pulumi-cms`)
- * maps them to camelCase in its `src/shared/cluster-info.ts` and `src/provider/properties/mapping.ts`;
+ * maps them to camelCase in its `src/shared/domain/cluster-info.ts` and `src/provider/properties/mapping.ts`;
  * nothing else reshapes them. The cluster and node objects are made from the declaration of their
  * fields (fields.ts).
  */

@@ -1,5 +1,5 @@
-import { formatDuration } from "../../shared/durations";
-import { CmsError } from "../../shared/cms-error";
+import { formatDuration } from "../../shared/domain/durations";
+import { CmsError } from "../../shared/errors/cms-error";
 
 /** Everything a {@link DeadlineError} is built from. */
 export interface DeadlineErrorInit {

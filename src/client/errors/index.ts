@@ -1,4 +1,4 @@
-export { CmsError } from "../../shared/cms-error";
+export { CmsError } from "../../shared/errors/cms-error";
 export { ApiError, type ApiErrorInit } from "./api-error";
 export {
   UnauthorizedError,

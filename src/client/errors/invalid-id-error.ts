@@ -1,4 +1,4 @@
-import { CmsError } from "../../shared/cms-error";
+import { CmsError } from "../../shared/errors/cms-error";
 
 /**
  * An id that is not of its documented shape (`cls_…`, `node_…`) was about to go into a request

@@ -1,4 +1,4 @@
-import { CmsError } from "../../shared/cms-error";
+import { CmsError } from "../../shared/errors/cms-error";
 
 /** Everything a {@link NetworkError} is built from. */
 export interface NetworkErrorInit {

@@ -1,10 +1,10 @@
-import { CmsError } from "../../shared/cms-error";
-import { describeCandidates } from "../../shared/ownership";
+import { CmsError } from "../../shared/errors/cms-error";
+import { describeCandidates } from "../../shared/domain/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
 
 /**
  * Clusters exist that may be the one a create made, but nothing proves which (or whether any) is
- * (see `shared/ownership.ts`), so none was taken and nothing was created in its place. The
+ * (see `shared/domain/ownership.ts`), so none was taken and nothing was created in its place. The
  * message names the candidates; the caller says how to choose.
  */
 export class UnprovenOwnershipError extends CmsError {

@@ -10,7 +10,7 @@
  * remembers the one line the host will print for it, and the host's `console.error` drops that
  * exact line (once). Every other line the host prints is left alone.
  */
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import { engineAddressFromHost } from "./host-process";
 
 /** The host's `console.error` filter, once installed, and the lines it is to drop. */

@@ -22,7 +22,7 @@ import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
 import { offerHostProgress } from "../../provider/progress/progress";
 import { processSettings, type ProviderSettings } from "../../provider/settings";
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import { saveCompileCache } from "../compile-cache";
 import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "../engine-watchdog";

@@ -2,7 +2,7 @@
  * The dynamic host's engine waves (`../engine-waves.ts`): one for the process, shared by every
  * copy of the package loaded in it, as the shared pollers are.
  */
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
 
 /** The waves of the dynamic host of this process. */

@@ -4,7 +4,7 @@
  * stack although the operation failed. Without it a failed wait would forget a cluster that exists
  * and bills.
  */
-import { CmsError } from "../../shared/cms-error";
+import { CmsError } from "../../shared/errors/cms-error";
 
 /**
  * The cluster exists but did not reach a usable state (it ended in `error`, or the wait timed out

@@ -11,20 +11,20 @@
  *   was drawn in this very process (`shared/drawn-seeds.ts`): the seed is new in this run, so no
  *   earlier run can have used it.
  *
- * Whether a cluster is this resource's is decided by `shared/ownership.ts`; this module gathers
+ * Whether a cluster is this resource's is decided by `shared/domain/ownership.ts`; this module gathers
  * the evidence ({@link nameProofOf}). Only a seeded auto-name proves it. A cluster is never taken
  * on the strength of an explicit name, whatever its shape, nor of a 0.2.0 auto-name (twin stacks
  * compute it too): where one exists, the create fails and names it. Nor is one in `deleting` (it
  * is on its way out), nor one with the name of the cluster the state already holds for this
  * resource (`pulumi up --replace` keeps the name and must make a new cluster).
  */
-import { codeOf } from "../../shared/cms-error";
+import { codeOf } from "../../shared/errors/cms-error";
 import { OperationError } from "../errors";
 import type { CmsClient } from "../../client";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { isNotFound, UnprovenOwnershipError } from "../../client/errors";
 import { seedDrawnHere } from "../../shared/drawn-seeds";
-import { judgeOwnership, type NameProof } from "../../shared/ownership";
+import { judgeOwnership, type NameProof } from "../../shared/domain/ownership";
 import { safeMessage } from "../../connection";
 import { toCreateRequest } from "../properties/mapping";
 import { listEveryCluster } from "../polling/listings";
@@ -54,7 +54,7 @@ export class StateMemory {
   }
 }
 
-/** What the name of checked inputs of the resource `urn` proves about a cluster carrying it (see `shared/ownership.ts`). */
+/** What the name of checked inputs of the resource `urn` proves about a cluster carrying it (see `shared/domain/ownership.ts`). */
 export function nameProofOf(inputs: Partial<ClusterInputs> | Record<string, unknown>, urn: unknown): NameProof {
   return inputs.__autonamed === true && isSeededAutoName(urn, inputs.name, inputs.__seed) ? "seeded" : "none";
 }

@@ -11,7 +11,7 @@
  *   so the next run finds it instead of creating a second one (see `adoption.ts`);
  * - no other stack can compute the name, not even a twin with the same project, stack and
  *   resource names in another backend: a cluster carrying it is this resource's (the proof
- *   `shared/ownership.ts` accepts);
+ *   `shared/domain/ownership.ts` accepts);
  * - a replacement that creates before deleting takes the next generation, so the new cluster's
  *   name differs from the old one's.
  * Clusters named by release 0.2.0 (URN and generation only, no seed) keep their names; such a
@@ -92,7 +92,7 @@ export function autoNameGeneration(urn: string, name: unknown, seed?: string): n
 
 /**
  * True when `name` is derived from `urn` and `seed`: the evidence that a cluster carrying it is
- * this resource's (see `shared/ownership.ts`).
+ * this resource's (see `shared/domain/ownership.ts`).
  */
 export function isSeededAutoName(urn: unknown, name: unknown, seed: unknown): boolean {
   if (typeof urn !== "string" || typeof seed !== "string" || !SEED_PATTERN.test(seed) || typeof name !== "string") return false;

@@ -4,7 +4,7 @@
  * resource created (see `../naming/adoption.ts`). Once the cluster exists, every failure is a
  * {@link ClusterInitError} carrying its id, so the engine records it instead of forgetting it.
  */
-import { codeOf } from "../../shared/cms-error";
+import { codeOf } from "../../shared/errors/cms-error";
 import { ClusterInitError, OperationError } from "../errors";
 import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";

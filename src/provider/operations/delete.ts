@@ -2,7 +2,7 @@
  * `delete`: DELETE (404 counts as done; 409 while busy waits and tries again), then wait until the
  * cluster is gone (404).
  */
-import { codeOf } from "../../shared/cms-error";
+import { codeOf } from "../../shared/errors/cms-error";
 import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";

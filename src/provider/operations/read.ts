@@ -11,7 +11,7 @@
  * record a resource without a kubeconfig and anything built on it would fall back to some other
  * cluster.
  */
-import { codeOf } from "../../shared/cms-error";
+import { codeOf } from "../../shared/errors/cms-error";
 import { ClusterLookupError, OperationError } from "../errors";
 import type { ReadResult } from "./results";
 import { ApiError, isNotFound, statusOf } from "../../client/errors";

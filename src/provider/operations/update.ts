@@ -4,7 +4,7 @@
  * after a partial failure: with nothing to change it waits for the cluster, or reports clearly
  * that it is in `error`.
  */
-import { codeOf } from "../../shared/cms-error";
+import { codeOf } from "../../shared/errors/cms-error";
 import { ClusterInitError, OperationError } from "../errors";
 import type { UpdateResult } from "./results";
 import { isNotFound } from "../../client/errors";

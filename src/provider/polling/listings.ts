@@ -11,7 +11,7 @@
  */
 import type { CallOptions, CmsClient } from "../../client";
 import type { ClusterLister } from "../../client/pagination";
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import type { ApiCluster, ApiClusterList, ClusterStatus } from "@pulumi-cms/contract";
 
 /** What a shared listing needs of a client: `CmsClient` has it. */

@@ -37,7 +37,7 @@
 import { clusterPages } from "../../client/pagination";
 import { isNotFound, NotFoundError } from "../../client/errors";
 import { type ApiCluster, type ApiClusterList, type Clock, systemClock } from "@pulumi-cms/contract";
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import type { CallOptions } from "../../client/budget";
 import { sharedLister } from "./listings";
 import { processClock } from "../settings";

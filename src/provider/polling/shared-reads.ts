@@ -36,7 +36,7 @@ import {
   MAX_PER_PAGE,
   systemClock,
 } from "@pulumi-cms/contract";
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import { sharedLister } from "./listings";
 import { processClock } from "../settings";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";

@@ -14,8 +14,8 @@
  */
 import type { CallOptions } from "../../client/budget";
 import type { ApiCluster, ApiNodeList, Clock } from "@pulumi-cms/contract";
-import { CmsError } from "../../shared/cms-error";
-import { formatDuration } from "../../shared/durations";
+import { CmsError } from "../../shared/errors/cms-error";
+import { formatDuration } from "../../shared/domain/durations";
 import { DeadlineError, isNotFound, isTransient } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { goneLine, progressLine } from "../progress/lines";

@@ -1,6 +1,6 @@
 /** The text of one progress line. Pure. */
 import type { ApiNodeList } from "@pulumi-cms/contract";
-import { formatDuration } from "../../shared/durations";
+import { formatDuration } from "../../shared/domain/durations";
 
 // The CLI shows each line after its own words for the step and the time it has taken
 // (`creating (1m20s)`, `deleting original (9s)`), so a line repeats neither.

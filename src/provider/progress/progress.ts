@@ -5,7 +5,7 @@
  * a test may take them instead (`../settings.ts`). With neither (unit tests, the program process)
  * reporting is a no-op.
  */
-import { processSlot } from "../../shared/process-slot";
+import { processSlot } from "../../shared/runtime/process-slot";
 import type { ProgressSink } from "./sink";
 import { processSettings } from "../settings";
 

@@ -1,9 +1,9 @@
 /**
  * Wire objects (snake_case, `@pulumi-cms/contract`) to the core's inputs and outputs (camelCase),
  * and back, by the fields' declaration (`@pulumi-cms/contract`). The camelCase cluster itself is
- * `../../shared/cluster-info`, shared with the functions. Pure.
+ * `../../shared/domain/cluster-info`, shared with the functions. Pure.
  */
-import { toClusterInfo } from "../../shared/cluster-info";
+import { toClusterInfo } from "../../shared/domain/cluster-info";
 import {
   type ApiCluster,
   type ApiClusterSummary,

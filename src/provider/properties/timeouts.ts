@@ -3,7 +3,7 @@
  * host in the engine's request, the dynamic host in a hidden input of the `Cluster`), checked and
  * turned into milliseconds with the documented defaults.
  */
-import { parseDuration } from "../../shared/durations";
+import { parseDuration } from "../../shared/domain/durations";
 import { InvalidArgumentError } from "../../shared/invalid-argument-error";
 
 /** Timeout strings as the user wrote them in `customTimeouts` (Go durations). */

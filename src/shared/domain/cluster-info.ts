@@ -5,7 +5,7 @@
  * `npm run gen`). Pure.
  */
 import { type ApiCluster, type ApiClusterSummary, type ApiNode, CLUSTER_FIELDS, fromWire, NODE_FIELDS } from "@pulumi-cms/contract";
-import type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo } from "../generated/cluster-info-types";
+import type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo } from "../../generated/cluster-info-types";
 
 export type { ClusterArguments, ClusterAttributes, ClusterInfo, NodeInfo };
 
