@@ -7,8 +7,11 @@
  * running: holding memory and the user's token, and polling the service for an operation nobody
  * will record. Neither `@pulumi/pulumi`'s host nor the gRPC server notices. Each is started with
  * the engine's gRPC address as an argument; while the engine lives it accepts connections there,
- * so a refused connection, twice in a row, means it is gone.
+ * so a refused connection, twice in a row, means it is gone. A port is soon reused on a busy
+ * runner, though, and another process's listener there would keep the provider alive for ever;
+ * so where the system shows processes (`/proc`), the engine's process itself is watched too.
  */
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { processSlot } from "../shared/runtime/process-slot";
 
@@ -37,32 +40,87 @@ export function engineReachable(address: string, timeoutMs = 5_000): Promise<boo
   });
 }
 
+/** A process as `/proc` shows it: its start time tells it from a later process given the same pid. */
+export interface ProcessIdentity {
+  pid: number;
+  startTime: string;
+}
+
+interface ProcStat {
+  name: string;
+  state: string;
+  ppid: number;
+  startTime: string;
+}
+
+/** `/proc/PID/stat`, or undefined where there is no such process (or no `/proc`). */
+function procStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // The name is in parentheses and may hold spaces and parentheses itself: the fields follow the last ")".
+  const close = text.lastIndexOf(")");
+  const fields = text.slice(close + 2).split(" ");
+  return { name: text.slice(text.indexOf("(") + 1, close), state: fields[0], ppid: Number(fields[1]), startTime: fields[19] };
+}
+
+/** The CLI starts the dynamic-provider host through a shell script; the engine is above it. */
+const SHELLS = new Set(["sh", "dash", "bash", "ash", "zsh"]);
+
+/**
+ * The engine's process: the nearest ancestor of `from` (this process's parent by default) that
+ * is not a shell. Undefined where `/proc` is missing (macOS, Windows): the probes alone decide there.
+ */
+export function engineProcess(from: number = process.ppid): ProcessIdentity | undefined {
+  let pid = from;
+  for (let depth = 0; depth < 4 && pid > 1; depth++) {
+    const stat = procStat(pid);
+    if (!stat) return undefined;
+    if (!SHELLS.has(stat.name)) return { pid, startTime: stat.startTime };
+    pid = stat.ppid;
+  }
+  return undefined;
+}
+
+/** False once the process has ended (a zombie has ended), or its pid belongs to another one. */
+export function processAlive(identity: ProcessIdentity): boolean {
+  const stat = procStat(identity.pid);
+  return stat !== undefined && stat.state !== "Z" && stat.startTime === identity.startTime;
+}
+
 /**
  * Probe the engine at `address` every {@link WATCHDOG_INTERVAL_MS} and exit the process after
- * {@link WATCHDOG_FAILURES} refusals in a row. Without an address (the program, tests, tools:
- * not a provider process) it does nothing. The timer never keeps the process alive by itself.
+ * {@link WATCHDOG_FAILURES} refusals in a row, or at once when the engine's process (`engine`,
+ * where it can be known) has ended. Without an address (the program, tests, tools: not a
+ * provider process) it does nothing. The timer never keeps the process alive by itself.
  */
 export function startEngineWatchdog(
   address: string | undefined,
   exit: (code: number) => void = (code) => process.exit(code),
   intervalMs: number = WATCHDOG_INTERVAL_MS,
+  engine: ProcessIdentity | undefined = address ? engineProcess() : undefined,
 ): (() => void) | undefined {
   const watchdog = watchdogState();
   if (!address || watchdog.started) return undefined;
   watchdog.started = true;
   let refused = 0;
   let probing = false;
+  const gone = () => {
+    clearInterval(timer);
+    process.stderr.write(`pulumi-cms: the Pulumi engine at ${address} is gone; the provider exits\n`);
+    exit(1);
+  };
   const timer = setInterval(() => {
+    if (engine && !processAlive(engine)) return gone();
     if (probing) return;
     probing = true;
     void engineReachable(address).then((ok) => {
       probing = false;
       refused = ok ? 0 : refused + 1;
-      if (refused >= WATCHDOG_FAILURES) {
-        clearInterval(timer);
-        process.stderr.write(`pulumi-cms: the Pulumi engine at ${address} is gone; the provider exits\n`);
-        exit(1);
-      }
+      if (refused >= WATCHDOG_FAILURES) gone();
     });
   }, intervalMs);
   timer.unref();

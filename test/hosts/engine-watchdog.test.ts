@@ -1,7 +1,16 @@
-/** The provider processes' engine watchdog, with a real TCP listener standing in for the engine. */
+/**
+ * The provider processes' engine watchdog, with a real TCP listener standing in for the engine's
+ * port, and real processes for the engine and the provider it starts through a shell.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
 import { createServer, type Server } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { engineReachable, startEngineWatchdog, WATCHDOG_FAILURES } from "../../src/hosts/engine-watchdog";
+import { alive, eventually, REPO_ROOT } from "../lifecycle/harness.mjs";
 
 let server: Server | undefined;
 let stop: (() => void) | undefined;
@@ -52,4 +61,43 @@ describe("engine watchdog", () => {
   it("does nothing outside a provider process (no engine address)", () => {
     expect(startEngineWatchdog(undefined, () => undefined, 10)).toBeUndefined();
   });
+
+  it.runIf(fs.existsSync("/proc/self/stat"))(
+    "exits once the engine's process has ended, though another process listens on its port by then (a reused port)",
+    async () => {
+      const address = await engine(); // stays open: every probe is answered
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cms-watchdog-"));
+      const provider = path.join(dir, "provider.js");
+      const engineJs = path.join(dir, "engine.js");
+      const watchdogJs = path.join(REPO_ROOT, "dist", "hosts", "engine-watchdog.js");
+      fs.writeFileSync(
+        provider,
+        `require(${JSON.stringify(watchdogJs)}).startEngineWatchdog(${JSON.stringify(address)}, (code) => process.exit(code), 50);
+console.log(process.pid);
+setInterval(() => {}, 1000);
+`,
+      );
+      // As the CLI starts the dynamic-provider host: a shell script that runs node (and does not exec it).
+      fs.writeFileSync(
+        engineJs,
+        `require("node:child_process").spawn("sh", ["-c", '"$0" "$1"; true', process.execPath, ${JSON.stringify(provider)}], { stdio: "inherit" });
+setInterval(() => {}, 1000);
+`,
+      );
+      const enginePs = spawn(process.execPath, [engineJs], { stdio: ["ignore", "pipe", "inherit"] });
+      let providerPid = 0;
+      try {
+        const line = await new Promise<string>((resolve) => createInterface({ input: enginePs.stdout! }).once("line", resolve));
+        providerPid = Number(line);
+        expect(alive(providerPid)).toBe(true);
+        enginePs.kill("SIGKILL");
+        await eventually(() => !alive(providerPid), { timeoutMs: 10_000, intervalMs: 50, what: "the provider to exit" });
+      } finally {
+        enginePs.kill("SIGKILL");
+        if (providerPid && alive(providerPid)) process.kill(providerPid, "SIGKILL");
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 });
