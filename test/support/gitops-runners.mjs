@@ -17,13 +17,17 @@ import { bashBlockAfter } from "./doc-blocks.mjs";
 
 const DOC = fs.readFileSync(path.join(REPO_ROOT, "docs", "gitops.md"), "utf8");
 
-// CLUSTERS stands for the commit being deployed: another commit declares more clusters.
+// CLUSTERS stands for the commit being deployed: another commit declares more clusters, or
+// (NAMED) one more with that explicit `name`.
 const PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const cms = require("pulumi-cms");
 const ids = [];
 for (let i = 0; i < Number(process.env.CLUSTERS || 5); i++) {
   ids.push(new cms.Cluster(pulumi.getProject() + "-" + i, { controlPlanes: 1, workers: 1, nodeSize: "small" }).id);
+}
+if (process.env.NAMED) {
+  ids.push(new cms.Cluster(pulumi.getProject() + "-named", { name: process.env.NAMED, controlPlanes: 1, workers: 1, nodeSize: "small" }).id);
 }
 exports.ids = ids;
 `;
@@ -135,11 +139,18 @@ export const MERGE_COMMAND = (() => {
  * for a non-zero exit (look at `code`).
  *
  * @param {Runner} runner
- * @param {{ extraEnv?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} [options]
  * @returns {Promise<JobResult>}
  */
-export function runMergeCommand(runner, { extraEnv = {}, timeoutMs = 10 * 60_000 } = {}) {
-  return timed(execFile("bash", ["-eu", "-c", MERGE_COMMAND], { cwd: runner.repo, env: { ...runner.env, ...extraEnv }, timeoutMs }));
+export function runMergeCommand(runner, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 } = {}) {
+  return timed(
+    execFile("bash", ["-eu", "-c", MERGE_COMMAND], {
+      cwd: runner.repo,
+      env: { ...runner.env, ...extraEnv },
+      timeoutMs,
+      onSpawn: (child) => child.pid && onSpawn?.(child.pid),
+    }),
+  );
 }
 
 /** What `cms-gitops merge` says, exiting 4, when another update of the stack started at the same moment. */
