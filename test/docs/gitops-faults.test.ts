@@ -24,17 +24,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   descendants,
   eventually,
-  findPulumi,
   killTree,
   LIFECYCLE_TIMINGS,
   type LifecycleEmulator,
   lifecycleSkipped,
-  REPO_ROOT,
   startLifecycleEmulator,
 } from "../lifecycle/harness.mjs";
 import { type JobResult, makeRunner, type Runner, runJob, runMergeCommand, stackClusters } from "../support/gitops-runners.mjs";
-import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
-import { lockKeys, type StateBackend, startBackend } from "../support/state-backends";
+import { startTeam, type Team } from "../support/gitops-team";
+import { lockKeys, type StateBackend } from "../support/state-backends";
 
 const STEP_TIMEOUT = 10 * 60_000;
 /** Runners in CI; bench/faults.mjs runs the issue's 8 (FAULT_RUNNERS). */
@@ -46,6 +44,7 @@ const PROVISION_SECONDS = 6;
 describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on one PostgreSQL backend and one token", () => {
   let emu: LifecycleEmulator;
   let backend: StateBackend;
+  let team: Team;
   let work: string;
   let runners: Runner[] = [];
   /** How many clusters each runner's deployed commit declares. */
@@ -78,20 +77,44 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
     return { CLUSTERS: String(declared), ...extra };
   }
 
-  /** Every runner's job, at once, with `during` run once every runner's new cluster was accepted. */
-  async function faultedRound(commit: NodeJS.ProcessEnv, during: () => Promise<void>) {
+  /**
+   * One round with a fault: every runner's job deploys the next commit, and `inject` runs once
+   * `accepted` holds (by default: every runner's new cluster accepted by the service, none
+   * recorded yet). `repair` undoes the fault (what a person does: a token given back), `first`
+   * checks each job's first run; then the recipe's re-runs until every job deploys, and the service is checked.
+   */
+  async function roundWithFault(
+    fault: string,
+    {
+      inject,
+      accepted = async () => (await emu.clusters()).length >= runners.length * declared,
+      first = () => undefined,
+      repair = async () => undefined,
+      why = /$^/,
+    }: {
+      inject: () => Promise<void>;
+      accepted?: () => Promise<boolean>;
+      first?: (run: JobResult) => void;
+      repair?: () => Promise<void>;
+      why?: RegExp;
+    },
+  ) {
+    const since = Date.now();
+    const commit = nextCommit();
     await emu.control.setTimings({ provisionSeconds: PROVISION_SECONDS });
+    let round: JobResult[];
     try {
       const jobs = Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
-      await eventually(async () => (await emu.clusters()).length >= runners.length * declared, {
-        timeoutMs: 180_000,
-        what: "every runner's new cluster accepted by the service",
-      });
-      await during();
-      return await jobs;
+      await eventually(accepted, { timeoutMs: 180_000, what: "the creates accepted by the service" });
+      await inject();
+      round = await jobs;
     } finally {
       await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
     }
+    await repair();
+    for (const run of round) first(run);
+    const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, why)));
+    await expectConverged(fault, runs, since);
   }
 
   /**
@@ -154,30 +177,11 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   }
 
   beforeAll(async () => {
-    const { binDir } = await findPulumi();
     emu = await startLifecycleEmulator();
     await grant(["read", "write"]);
-    work = workDir("faults");
-    backend = await startBackend("postgres", path.join(work, "backend"));
-    const node = nodeBin(22);
-    const installed = path.join(work, "installed");
-    const pulumiVersion = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")).version;
-    await installProject(
-      installed,
-      { name: "clusters", dependencies: { "pulumi-cms": `file:${packTarball(work)}`, "@pulumi/pulumi": pulumiVersion } },
-      envWithNode(node),
-    );
-    const env = envWithNode(`${binDir}${path.delimiter}${node}`, {
-      CMS_TOKEN: TOKEN,
-      CMS_ENDPOINT: emu.url,
-      PULUMI_CONFIG_PASSPHRASE: "faults-passphrase",
-      PULUMI_BACKEND_URL: backend.url,
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      PULUMI_SKIP_UPDATE_CHECK: "1",
-      JOB_TIMEOUT_MINUTES: "60",
-      NO_COLOR: "1",
-    });
-    delete env.PULUMI_ACCESS_TOKEN;
+    team = await startTeam("faults", emu.url, TOKEN);
+    ({ work, backend } = team);
+    const { installed, env } = team;
     runners = Array.from({ length: RUNNERS }, (_, i) =>
       makeRunner({ dir: path.join(work, `runner-${i}`), installed, env, project: `fault-${i}` }),
     );
@@ -194,22 +198,13 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
     for (const line of said) console.log(`a failed job said: ${line}`);
     if (process.env.FAULT_REPORT) fs.writeFileSync(process.env.FAULT_REPORT, JSON.stringify({ runners: RUNNERS, rows, notes: matrix }));
     await emu?.close();
-    await backend?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
+    await team?.stop();
   });
 
   it(
     "the same round without a fault: every job deploys in its first run",
     async () => {
-      const since = Date.now();
-      const commit = nextCommit();
-      const round = await faultedRound(commit, async () => undefined);
-      for (const run of round) expect(run.code, run.output).toBe(0);
-      await expectConverged(
-        "none",
-        round.map(() => 1),
-        since,
-      );
+      await roundWithFault("none", { inject: async () => undefined, first: (run) => expect(run.code, run.output).toBe(0) });
     },
     STEP_TIMEOUT,
   );
@@ -217,24 +212,23 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   it(
     "(a) the service answers 503 to every call for a while, after it accepted the creates: the jobs wait it out",
     async () => {
-      const since = Date.now();
-      const commit = nextCommit();
       let away = 0;
-      const round = await faultedRound(commit, async () => {
-        const count = 8 * runners.length;
-        const from = Date.now();
-        await emu.control.injectFault({ kind: "status", status: 503, path: "/v1", count });
-        // Unavailable until every runner has been refused a few times, however long that takes it.
-        await eventually(async () => (await faults()).every((f) => f.remaining <= count / 2), {
-          timeoutMs: 180_000,
-          what: "the service's 503s served",
-        });
-        await emu.control.clearFaults();
-        away = Date.now() - from;
+      await roundWithFault("(a) service 503s after the creates were accepted", {
+        inject: async () => {
+          const count = 8 * runners.length;
+          const from = Date.now();
+          await emu.control.injectFault({ kind: "status", status: 503, path: "/v1", count });
+          // Unavailable until every runner has been refused a few times, however long that takes it.
+          await eventually(async () => (await faults()).every((f) => f.remaining <= count / 2), {
+            timeoutMs: 180_000,
+            what: "the service's 503s served",
+          });
+          await emu.control.clearFaults();
+          away = Date.now() - from;
+        },
+        first: (run) => expect(run.code, run.output).toBe(0),
       });
       matrix.push(`(a) the service answered 503 for ${Math.round(away / 1000)} s`);
-      const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, /503|unavailable/i)));
-      await expectConverged("(a) service 503s after the creates were accepted", runs, since);
     },
     STEP_TIMEOUT,
   );
@@ -242,18 +236,15 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   it(
     "(c) the token revoked after the service accepted the creates, then restored: the jobs fail saying so, the next ones deploy",
     async () => {
-      const since = Date.now();
-      const commit = nextCommit();
-      const round = await faultedRound(commit, async () => {
-        await emu.control.revokeToken(TOKEN);
+      await roundWithFault("(c) token revoked after the creates were accepted, then restored", {
+        inject: () => emu.control.revokeToken(TOKEN),
+        first: (run) => {
+          expect(run.code, run.output).toBe(1);
+          expect(run.output).toMatch(/cms:token|CMS_TOKEN/);
+        },
+        repair: () => grant(["read", "write"]),
+        why: /token/i,
       });
-      for (const run of round) {
-        expect(run.code, run.output).toBe(1);
-        expect(run.output).toMatch(/cms:token|CMS_TOKEN/);
-      }
-      await grant(["read", "write"]);
-      const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, /token/i)));
-      await expectConverged("(c) token revoked after the creates were accepted, then restored", runs, since);
     },
     STEP_TIMEOUT,
   );
@@ -261,22 +252,13 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   it(
     "(c) the token's write permission removed once the first create was accepted, then restored: the refused jobs say so, the next ones deploy",
     async () => {
-      const since = Date.now();
-      const commit = nextCommit();
       const before = (await emu.clusters()).length;
-      await emu.control.setTimings({ provisionSeconds: PROVISION_SECONDS });
-      let round: JobResult[];
-      try {
-        const jobs = Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
-        await eventually(async () => (await emu.clusters()).length > before, { timeoutMs: 180_000, what: "a first create accepted" });
-        await grant(["read"]);
-        round = await jobs;
-      } finally {
-        await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
-      }
-      await grant(["read", "write"]);
-      const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, /permission|write/i)));
-      await expectConverged("(c) write permission removed during the creates, then restored", runs, since);
+      await roundWithFault("(c) write permission removed during the creates, then restored", {
+        accepted: async () => (await emu.clusters()).length > before,
+        inject: () => grant(["read"]),
+        repair: () => grant(["read", "write"]),
+        why: /permission|write/i,
+      });
     },
     STEP_TIMEOUT,
   );
@@ -284,26 +266,21 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   it(
     "(f) the database killed (kill -9 of the postmaster) after the creates were accepted, started again once they are done: every job deploys in its first run",
     async () => {
-      const since = Date.now();
-      const commit = nextCommit();
-      const round = await faultedRound(commit, async () => {
-        await backend.halt?.();
-        try {
-          // Down until the service finished every create: each job's checkpoint finds no database.
-          await eventually(async () => (await emu.clusters()).every((c) => c.status === "running"), {
-            timeoutMs: 120_000,
-            what: "the creates done on the service",
-          });
-        } finally {
-          await backend.resume?.();
-        }
+      await roundWithFault("(f) database killed until the creates were done", {
+        inject: async () => {
+          await backend.halt?.();
+          try {
+            // Down until the service finished every create: each job's checkpoint finds no database.
+            await eventually(async () => (await emu.clusters()).every((c) => c.status === "running"), {
+              timeoutMs: 120_000,
+              what: "the creates done on the service",
+            });
+          } finally {
+            await backend.resume?.();
+          }
+        },
+        first: (run) => expect(run.code, run.output).toBe(0),
       });
-      for (const run of round) expect(run.code, run.output).toBe(0);
-      await expectConverged(
-        "(f) database killed until the creates were done",
-        round.map(() => 1),
-        since,
-      );
     },
     STEP_TIMEOUT,
   );
@@ -311,26 +288,23 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   it(
     "(d) the database killed for longer than the CLI waits for it: the jobs fail saying so and leave their locks; the jobs after the job timeout deploy",
     async () => {
-      const since = Date.now();
-      const commit = nextCommit();
       let halted = 0;
-      let round: JobResult[] = [];
-      try {
-        round = await faultedRound(commit, async () => {
+      let ended = 0;
+      await roundWithFault("(d) database killed for longer than the CLI waits", {
+        inject: async () => {
           await backend.halt?.();
           halted = Date.now();
-        });
-      } finally {
-        await backend.resume?.();
-      }
-      const waited = Math.max(...round.map((r) => r.ended)) - halted;
-      matrix.push(`(d) the CLI gave up ${Math.round(waited / 1000)} s after the database went away`);
-      for (const run of round) {
-        expect(run.code, run.output).toBe(1);
-        expect(run.output).toMatch(/writing the new snapshot file/);
-      }
-      const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, /snapshot|database|locked/i)));
-      await expectConverged("(d) database killed for longer than the CLI waits", runs, since);
+        },
+        first: (run) => {
+          ended = Math.max(ended, run.ended);
+          expect(run.code, run.output).toBe(1);
+          expect(run.output).toMatch(/writing the new snapshot file/);
+        },
+        // Started again once every job has given up.
+        repair: async () => backend.resume?.(),
+        why: /snapshot|database|locked/i,
+      });
+      matrix.push(`(d) the CLI gave up ${Math.round((ended - halted) / 1000)} s after the database went away`);
     },
     STEP_TIMEOUT,
   );

@@ -17,17 +17,13 @@ import { bashBlockAfter } from "./doc-blocks.mjs";
 
 const DOC = fs.readFileSync(path.join(REPO_ROOT, "docs", "gitops.md"), "utf8");
 
-// CLUSTERS stands for the commit being deployed: another commit declares more clusters, or
-// (NAMED) one more with that explicit `name`.
+// CLUSTERS stands for the commit being deployed: another commit declares more clusters.
 const PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const cms = require("pulumi-cms");
 const ids = [];
 for (let i = 0; i < Number(process.env.CLUSTERS || 5); i++) {
   ids.push(new cms.Cluster(pulumi.getProject() + "-" + i, { controlPlanes: 1, workers: 1, nodeSize: "small" }).id);
-}
-if (process.env.NAMED) {
-  ids.push(new cms.Cluster(pulumi.getProject() + "-named", { name: process.env.NAMED, controlPlanes: 1, workers: 1, nodeSize: "small" }).id);
 }
 exports.ids = ids;
 `;
@@ -109,8 +105,19 @@ async function timed(run) {
  * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} [options]
  * @returns {Promise<JobResult>}
  */
-export function runJob(runner, title, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 } = {}) {
-  const script = bashBlockAfter(DOC, `### ${title}`, "docs/gitops.md");
+export function runJob(runner, title, options = {}) {
+  return runBash(runner, bashBlockAfter(DOC, `### ${title}`, "docs/gitops.md"), options);
+}
+
+/**
+ * `script` with `bash -eu` in the runner's working copy (a process group of its own).
+ *
+ * @param {Runner} runner
+ * @param {string} script
+ * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} options
+ * @returns {Promise<JobResult>}
+ */
+function runBash(runner, script, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 }) {
   return timed(
     execFile("bash", ["-eu", "-c", script], {
       cwd: runner.repo,
@@ -142,15 +149,8 @@ export const MERGE_COMMAND = (() => {
  * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} [options]
  * @returns {Promise<JobResult>}
  */
-export function runMergeCommand(runner, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 } = {}) {
-  return timed(
-    execFile("bash", ["-eu", "-c", MERGE_COMMAND], {
-      cwd: runner.repo,
-      env: { ...runner.env, ...extraEnv },
-      timeoutMs,
-      onSpawn: (child) => child.pid && onSpawn?.(child.pid),
-    }),
-  );
+export function runMergeCommand(runner, options = {}) {
+  return runBash(runner, MERGE_COMMAND, options);
 }
 
 /** What `cms-gitops merge` says, exiting 4, when another update of the stack started at the same moment. */
