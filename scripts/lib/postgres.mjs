@@ -21,6 +21,8 @@ const SCRIPT = path.join(REPO_ROOT, "scripts", "postgres");
  * @typedef {object} Postgres
  * @property {string} url the backend's URL: `postgres://pulumi@127.0.0.1:PORT/state?sslmode=disable`
  * @property {() => Promise<void>} stop stops the server and removes its files (again: nothing)
+ * @property {() => Promise<void>} halt the server gone as in a crash (SIGKILL of the postmaster and its processes), its files kept
+ * @property {() => Promise<void>} resume starts the halted server again, on the same port with the same files
  */
 
 /** @returns {Promise<Postgres>} */
@@ -31,7 +33,12 @@ export async function startPostgres() {
     const { stdout } = await execFile(SCRIPT, ["start", dir], { encoding: "utf8" });
     const url = stdout.trim().split("\n").pop() ?? "";
     if (!url.startsWith("postgres://")) throw new Error(`scripts/postgres start printed no connection string: ${JSON.stringify(stdout)}`);
-    return { url, stop: watcher.stop };
+    return {
+      url,
+      stop: watcher.stop,
+      halt: async () => void (await execFile(SCRIPT, ["halt", dir])),
+      resume: async () => void (await execFile(SCRIPT, ["resume", dir])),
+    };
   } catch (e) {
     await watcher.stop().catch(() => undefined);
     throw e;

@@ -21,7 +21,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { OperationError } from "../shared/operation-error";
-import { fileStore, type LockStore, type LockWatch, postgresStore, stackLockDir, type StackLock } from "./locks";
+import { fileStore, type LockOwner, type LockStore, type LockWatch, postgresStore, stackLockDir, type StackLock } from "./locks";
 import { describeOwner, judgeLocks, rivalLock } from "./verdicts";
 
 const USAGE = `Usage: cms-gitops merge --stack NAME --job-timeout MINUTES
@@ -147,7 +147,8 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
     const { live } = verdict;
     say(
       `the stack is locked by ${describeOwner(live.owner)}, taken ${Math.round(live.ageSeconds)}s ago by the backend's clock ` +
-        `(less than the job timeout, ${jobTimeoutMinutes} min): an update may be running; nothing was changed`,
+        `(less than the job timeout, ${jobTimeoutMinutes} min): an update may be running; nothing was changed. ` +
+        "Run the job again later: once the lock is older than the job timeout, it is a killed or failed job's, and the job removes it",
     );
     return EXIT.locked;
   }
@@ -161,7 +162,7 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
   const recovered = await run(process.execPath, [path.join(__dirname, "..", "recover", "cli.js"), "--stack", stackArg]);
   if (recovered === 2) return EXIT.personMustChoose;
   if (recovered !== 0) {
-    say(`cms-recover failed (exit ${recovered}); pulumi up was not run`);
+    say(`cms-recover failed (exit ${recovered}); pulumi up was not run. Its output above says why; once that is fixed, run the job again`);
     return EXIT.failed;
   }
 
@@ -189,9 +190,9 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
   const recorded = latestUpdate(stackArg);
   // Without the history (the command failed), the locks alone decide.
   const noUpdateRecorded = recorded === undefined || recordedBefore === undefined || recorded === recordedBefore;
-  const rival: StackLock | undefined = noUpdateRecorded
-    ? rivalLock(before, watch.seen.values(), store.list(), { pid: upPid, hostname: os.hostname() })
-    : undefined;
+  const ours = { pid: upPid, hostname: os.hostname() };
+  const after = readable(() => store.list());
+  const rival: StackLock | undefined = noUpdateRecorded ? rivalLock(before, watch.seen.values(), after ?? [], ours) : undefined;
   if (rival) {
     say(
       `another update of this stack started at the same moment (${describeOwner(rival.owner)}, lock ${rival.url}); run the job again. ` +
@@ -199,8 +200,34 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
     );
     return EXIT.lostRace;
   }
-  say(`pulumi up failed (exit ${code}); its output above says why`);
+  say(`pulumi up failed (exit ${code}); its output above says why. ${afterFailure(after, ours, jobTimeoutMinutes)}`);
   return EXIT.failed;
+}
+
+/** What `f` returns, or undefined when the backend cannot be read (the database is away). */
+function readable<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the pipeline does after a failed `pulumi up`, from the stack's locks as they are now
+ * (`undefined`: the backend could not be read). A `pulumi up` that could not reach its backend at
+ * its end leaves its lock behind; the next job refuses it (exit 3) until it is older than the job
+ * timeout.
+ */
+function afterFailure(after: StackLock[] | undefined, ours: Pick<LockOwner, "pid" | "hostname">, jobTimeoutMinutes: number): string {
+  const again = "run the job again: it records what this run created and finishes the work";
+  const wait = `the next job refuses to run (exit 3) until that lock is older than the job timeout (${jobTimeoutMinutes} min), then removes it`;
+  if (after === undefined) {
+    return `The backend cannot be read now either: once it is back, ${again}. If this run's lock is still there, ${wait}.`;
+  }
+  const left = after.find((l) => l.owner?.pid === ours.pid && l.owner.hostname === ours.hostname);
+  if (left) return `It left its lock (${left.url}): ${wait}; ${again}.`;
+  return `Once that is fixed, ${again}.`;
 }
 
 async function main(): Promise<number> {
@@ -229,7 +256,10 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    say(e instanceof Error ? e.message : String(e));
-    process.exit(e instanceof UsageError || (e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? EXIT.usage : EXIT.failed);
+    const usage = e instanceof UsageError || (e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    const message = e instanceof Error ? e.message : String(e);
+    // Any other failure is the backend's or a tool's, before pulumi up changed anything.
+    say(usage ? message : `${message}. Once that is fixed (the backend reachable again), run the job again`);
+    process.exit(usage ? EXIT.usage : EXIT.failed);
   },
 );

@@ -1,25 +1,11 @@
-/**
- * docs/gitops.md at team scale: many CI runners (separate processes, HOMEs and working copies, as
- * separate machines) on one shared PostgreSQL backend (a throwaway server, `scripts/postgres`) and
- * one service token on the smallest plan. 8 runners each update their own stack of 5 clusters
- * while 2 more run the merge job's command (`cms-gitops merge`) on one stack at the same moment:
- * every run succeeds, or is refused on the lock and says so (the racers: that the stack is locked,
- * exit 3, or that another update started at the same moment, exit 4), no two updates of a stack overlap, no 429 reaches a job's output as an error, and the service holds exactly the
- * clusters the stacks record. Then a runner killed during `pulumi up` leaves its lock; the merge job, as
- * written, removes it and finishes the work with no duplicate. (The wall time of such a round:
- * bench/runners.mjs.)
- */
-import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventually,
-  findPulumi,
   killTree,
   LIFECYCLE_TIMINGS,
   type LifecycleEmulator,
   lifecycleSkipped,
-  REPO_ROOT,
   startLifecycleEmulator,
 } from "../lifecycle/harness.mjs";
 import {
@@ -34,8 +20,8 @@ import {
   stackClusters,
   stackHistory,
 } from "../support/gitops-runners.mjs";
-import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../support/packages";
-import { lockKeys, type StateBackend, startBackend } from "../support/state-backends";
+import { startTeam, type Team } from "../support/gitops-team";
+import { lockKeys, type StateBackend } from "../support/state-backends";
 
 const STEP_TIMEOUT = 10 * 60_000;
 const RUNNERS = 8;
@@ -45,6 +31,7 @@ const COMMUNITY_TOKEN = "tok-runners-community";
 describe.skipIf(lifecycleSkipped())("docs/gitops.md on many runners sharing a PostgreSQL backend and a Community token", () => {
   let emu: LifecycleEmulator;
   let backend: StateBackend;
+  let team: Team;
   let work: string;
   let runners: Runner[] = [];
   let racers: Runner[] = [];
@@ -67,33 +54,15 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md on many runners sharing a Po
   }
 
   beforeAll(async () => {
-    const { binDir } = await findPulumi();
     emu = await startLifecycleEmulator();
     await emu.control.addToken({ token: COMMUNITY_TOKEN, permissions: ["read", "write"], scope: "*", plan: "community" });
-    work = workDir("runners");
-    backend = await startBackend("postgres", path.join(work, "backend"));
-    const node = nodeBin(22);
-    const installed = path.join(work, "installed");
-    const pulumiVersion = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8")).version;
-    await installProject(
-      installed,
-      { name: "clusters", dependencies: { "pulumi-cms": `file:${packTarball(work)}`, "@pulumi/pulumi": pulumiVersion } },
-      envWithNode(node),
-    );
     // What every runner gets from the CI's secret store; nothing of this machine's Pulumi.
-    const env = envWithNode(`${binDir}${path.delimiter}${node}`, {
-      CMS_TOKEN: COMMUNITY_TOKEN,
-      CMS_ENDPOINT: emu.url,
-      PULUMI_CONFIG_PASSPHRASE: "runners-passphrase",
-      PULUMI_BACKEND_URL: backend.url,
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      PULUMI_SKIP_UPDATE_CHECK: "1",
-      JOB_TIMEOUT_MINUTES: "60",
-      NO_COLOR: "1",
+    team = await startTeam("runners", emu.url, COMMUNITY_TOKEN, {
       // The merge job's `npm ci` reads this machine's npm cache, as a CI cache would give it.
       npm_config_cache: path.join(process.env.HOME ?? "/root", ".npm"),
     });
-    delete env.PULUMI_ACCESS_TOKEN;
+    ({ work, backend } = team);
+    const { installed, env } = team;
     runners = Array.from({ length: RUNNERS }, (_, i) =>
       makeRunner({ dir: path.join(work, `runner-${i}`), installed, env, project: `runner-${i}`, ownNodeModules: i === 0 }),
     );
@@ -108,8 +77,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md on many runners sharing a Po
 
   afterAll(async () => {
     await emu?.close();
-    await backend?.stop();
-    if (work) fs.rmSync(work, { recursive: true, force: true });
+    await team?.stop();
   });
 
   it(

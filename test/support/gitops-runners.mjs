@@ -105,8 +105,19 @@ async function timed(run) {
  * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} [options]
  * @returns {Promise<JobResult>}
  */
-export function runJob(runner, title, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 } = {}) {
-  const script = bashBlockAfter(DOC, `### ${title}`, "docs/gitops.md");
+export function runJob(runner, title, options = {}) {
+  return runBash(runner, bashBlockAfter(DOC, `### ${title}`, "docs/gitops.md"), options);
+}
+
+/**
+ * `script` with `bash -eu` in the runner's working copy (a process group of its own).
+ *
+ * @param {Runner} runner
+ * @param {string} script
+ * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} options
+ * @returns {Promise<JobResult>}
+ */
+function runBash(runner, script, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 }) {
   return timed(
     execFile("bash", ["-eu", "-c", script], {
       cwd: runner.repo,
@@ -135,11 +146,11 @@ export const MERGE_COMMAND = (() => {
  * for a non-zero exit (look at `code`).
  *
  * @param {Runner} runner
- * @param {{ extraEnv?: NodeJS.ProcessEnv, timeoutMs?: number }} [options]
+ * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} [options]
  * @returns {Promise<JobResult>}
  */
-export function runMergeCommand(runner, { extraEnv = {}, timeoutMs = 10 * 60_000 } = {}) {
-  return timed(execFile("bash", ["-eu", "-c", MERGE_COMMAND], { cwd: runner.repo, env: { ...runner.env, ...extraEnv }, timeoutMs }));
+export function runMergeCommand(runner, options = {}) {
+  return runBash(runner, MERGE_COMMAND, options);
 }
 
 /** What `cms-gitops merge` says, exiting 4, when another update of the stack started at the same moment. */

@@ -22,6 +22,9 @@ export interface StateBackend {
   jsonKeys(under: string): string[];
   /** Stops the server, if any (the caller removes the directory of a `file://` backend). */
   stop(): Promise<void>;
+  /** PostgreSQL only: the server gone as in a crash (kill -9 of the postmaster), and started again. */
+  halt?(): Promise<void>;
+  resume?(): Promise<void>;
 }
 
 /** Every lock file of every stack of `backend`. */
@@ -79,5 +82,7 @@ export async function startBackend(kind: BackendKind, dir: string): Promise<Stat
         .map((k) => k.slice(prefix.length));
     },
     stop: server.stop,
+    halt: server.halt,
+    resume: server.resume,
   };
 }

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// docs/gitops.md's fault matrix at the issue's scale: test/docs/gitops-faults.test.ts (the merge
+// job's `cms-gitops merge` on runners with their own HOMEs and working copies, one PostgreSQL
+// backend, one token, one fault per round) with BENCH_RUNNERS runners (default 8; CI runs 3), and
+// for each fault the time from the round's start to the moment every stack holds exactly its
+// clusters, against the same round without a fault. The suite's assertions hold here too: a run
+// that does not converge fails the benchmark.
+//
+//   npm run bench:faults                  (builds first; needs the CLI: scripts/ensure-pulumi)
+//   BENCH_RUNNERS=3 npm run bench:faults
+//
+// Prints a Markdown table. Figures: docs/benchmarks.md.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../scripts/lib/pulumi-driver.mjs";
+import { ensurePulumi } from "./lib/pulumi.mjs";
+
+const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 8);
+const pulumiBin = await ensurePulumi();
+const work = mkdtempSync(join(os.tmpdir(), "pulumi-cms-bench-faults-"));
+const report = join(work, "report.json");
+try {
+  const started = Date.now();
+  const r = spawnSync("npx", ["vitest", "run", "test/docs/gitops-faults.test.ts"], {
+    cwd: REPO_ROOT,
+    stdio: "inherit",
+    env: { ...process.env, PATH: `${pulumiBin}:${process.env.PATH}`, FAULT_RUNNERS: String(RUNNERS), FAULT_REPORT: report },
+  });
+  const wall = (Date.now() - started) / 1000;
+  if (r.status !== 0) throw new Error(`test/docs/gitops-faults.test.ts failed (exit ${r.status}) with ${RUNNERS} runners`);
+  /** @type {{ runners: number, rows: { fault: string, runs: number, seconds: number }[], notes: string[] }} */
+  const { rows, notes } = JSON.parse(readFileSync(report, "utf8"));
+  const base = rows.find((row) => row.fault === "none");
+  console.log(`\n${RUNNERS} runners, one fault per round; the whole file: ${wall.toFixed(0)} s\n`);
+  console.log("| Fault | Runs of the job | Seconds to converge | Against no fault |");
+  console.log("|---|---:|---:|---:|");
+  for (const row of rows) {
+    const ratio = base ? `${(row.seconds / base.seconds).toFixed(1)}x` : "";
+    console.log(`| ${row.fault} | ${row.runs} | ${row.seconds.toFixed(1)} | ${ratio} |`);
+  }
+  for (const note of notes.filter((n) => !rows.some((row) => n.startsWith(row.fault)))) console.log(`\n${note}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
