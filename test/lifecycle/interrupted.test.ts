@@ -316,13 +316,23 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     STEP_TIMEOUT,
   );
 
-  it(
-    "6. only the CLI's process group killed: the provider host it left behind exits within 30 s, as docs/killed-jobs.md says",
-    async () => {
+  // `--refresh` is what the GitOps merge job runs: the refresh reads the stack's cluster before the
+  // update creates the replacement, and the host was once seen left running after that kill.
+  it.each([
+    { run: "a create", refresh: false },
+    { run: "`up --refresh` replacing a cluster", refresh: true },
+  ])(
+    "6. only the CLI's process group killed during $run: the provider hosts it left behind exit within 30 s, as docs/killed-jobs.md says",
+    async ({ refresh }) => {
       const p = await project();
+      if (refresh) {
+        await p.up();
+        await p.setConfig("controlPlanes", 3);
+      }
       const known = await ids();
       let pid: number | undefined;
-      const run = p.spawn(["up", "--yes", "--skip-preview"], { onSpawn: (c) => (pid = c.pid) });
+      const args = ["up", "--yes", "--skip-preview", ...(refresh ? ["--refresh"] : [])];
+      const run = p.spawn(args, { onSpawn: (c) => (pid = c.pid) });
       await eventually(async () => (await newSince(known)).some((c) => c.status === "provisioning"), {
         timeoutMs: 120_000,
         intervalMs: 25,
@@ -338,7 +348,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       expect(hosts.length).toBeGreaterThan(0);
       process.kill(-pid!, "SIGKILL"); // what a runner that kills the job's process group does
       await run;
-      await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 30_000, intervalMs: 500, what: "the provider host to exit" });
+      await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 30_000, intervalMs: 500, what: "the provider hosts to exit" });
       await nextRun(p, "up");
       await assertClean(p);
     },
