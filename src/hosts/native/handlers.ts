@@ -25,6 +25,7 @@ import { create } from "../../provider/operations/create";
 import { deleteCluster } from "../../provider/operations/delete";
 import { diff } from "../../provider/operations/diff";
 import { read } from "../../provider/operations/read";
+import type { Previewed } from "../../provider/operations/requests";
 import { update } from "../../provider/operations/update";
 import { processSettings } from "../../provider/settings";
 import type { TimeoutStrings } from "../../provider/properties/timeouts";
@@ -230,7 +231,13 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       const {
         plain: [olds, news],
       } = inbound(req.getOlds(), req.getNews());
-      const d = await diff({ id: req.getId(), urn: req.getUrn(), olds, news });
+      // Taken as they come until the requests are read by their rules.
+      const d = await diff({
+        id: req.getId(),
+        urn: req.getUrn(),
+        olds: olds as Partial<ClusterOutputs>,
+        news: news as Previewed<ClusterInputs>,
+      });
       if (!d.changes) waves.settled(req.getUrn());
       const resp = new proto.DiffResponse()
         .setChanges(d.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
