@@ -42,38 +42,28 @@ interface Addressed {
 interface Typed extends Addressed {
   getType(): string;
 }
-export interface CheckRpc extends Typed {
-  getOlds(): StructLike | undefined;
-  getNews(): StructLike | undefined;
-}
-export interface DiffRpc extends Addressed {
+interface Identified {
   getId(): string;
+}
+interface Changing {
   getOlds(): StructLike | undefined;
   getNews(): StructLike | undefined;
 }
-export interface CreateRpc extends Typed {
+interface Holding {
   getProperties(): StructLike | undefined;
+}
+interface Timed {
   getTimeout(): number;
+}
+interface Previewable extends Timed {
   getPreview(): boolean;
 }
-export interface ReadRpc extends Addressed {
-  getId(): string;
-  getProperties(): StructLike | undefined;
-  getInputs(): StructLike | undefined;
-}
-export interface UpdateRpc extends Typed {
-  getId(): string;
-  getOlds(): StructLike | undefined;
-  getNews(): StructLike | undefined;
-  getOldInputs(): StructLike | undefined;
-  getTimeout(): number;
-  getPreview(): boolean;
-}
-export interface DeleteRpc extends Addressed {
-  getId(): string;
-  getProperties(): StructLike | undefined;
-  getTimeout(): number;
-}
+export type CheckRpc = Typed & Changing;
+export type DiffRpc = Addressed & Identified & Changing;
+export type CreateRpc = Typed & Holding & Previewable;
+export type ReadRpc = Addressed & Identified & Holding & { getInputs(): StructLike | undefined };
+export type UpdateRpc = Typed & Identified & Changing & Previewable & { getOldInputs(): StructLike | undefined };
+export type DeleteRpc = Addressed & Identified & Holding & Timed;
 export interface InvokeRpc {
   getTok(): string;
   getArgs(): StructLike | undefined;
