@@ -25,6 +25,7 @@ import type {
   CreateRequest,
   DeleteRequest,
   DiffRequest,
+  Previewed,
   ReadRequest,
   UpdateRequest,
 } from "../../provider/operations/requests";
@@ -112,9 +113,13 @@ export async function dynamicCheck(
   return { inputs, failures: result.failures };
 }
 
-/** `diff(id, olds, news)` of the dynamic host as the core's request. */
+/**
+ * `diff(id, olds, news)` of the dynamic host as the core's request. The bags are taken as they
+ * come, unchecked, as every release's state has been: the outputs this provider recorded, and the
+ * inputs its check returned (in a preview, any may be unknown).
+ */
 export function diffRequest(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): DiffRequest {
-  return { id, urn: urnOf(split(news).hidden), olds, news };
+  return { id, urn: urnOf(split(news).hidden), olds: olds as Partial<ClusterOutputs>, news: news as Previewed<ClusterInputs> };
 }
 
 /** `create(inputs)` of the dynamic host, as the core's create request and its answer. */

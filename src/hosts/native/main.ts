@@ -9,7 +9,6 @@
  * `node dist/hosts/native/main.js` runs the same plugin unbundled.
  */
 import { safeMessage } from "../../connection";
-import { ClusterInitError } from "../../provider/errors";
 import { offerHostProgress } from "../../provider/progress/progress";
 import { afterClientLoads } from "../../provider/connector";
 import { saveCompileCache } from "../compile-cache";
@@ -18,30 +17,7 @@ import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "../engine-watchdog";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { providerHandlers } from "./handlers";
-
-/**
- * A gRPC error for `e`: a {@link ClusterInitError} (its properties as the engine's property
- * values, `handlers.ts`) is the engine's "resource initialization failed", carrying the cluster
- * the engine must keep.
- */
-function grpcError(e: unknown, secrets: string[]) {
-  const { grpc, provider, status, any, struct } = pulumiGrpc();
-  const message = safeMessage(e, secrets);
-  const metadata = new grpc.Metadata();
-  const init = e instanceof ClusterInitError ? e : undefined;
-  if (init) {
-    const detail = new provider.ErrorResourceInitFailed()
-      .setId(init.id)
-      .setProperties(struct.Struct.fromJavaScript(init.properties))
-      .setReasonsList(init.reasons.map((r) => safeMessage(r, secrets)));
-    const packed = new any.Any();
-    packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-    const st = new status.Status().setCode(grpc.status.UNKNOWN).setMessage(message);
-    st.addDetails(packed);
-    metadata.add("grpc-status-details-bin", Buffer.from(st.serializeBinary()));
-  }
-  return { code: grpc.status.UNKNOWN, details: message, message, metadata };
-}
+import { grpcError } from "./responses";
 
 /** Serve until the engine goes away. */
 export async function serve(args: readonly string[]): Promise<void> {

@@ -18,13 +18,13 @@ import type { ClusterInputs, ClusterOutputs } from "../types";
 import { UNKNOWN } from "../properties/unknown";
 import { WaitError } from "../polling/waiter";
 import { type OperationContext, partialOutputs } from "./context";
-import type { CreateRequest } from "./requests";
+import type { CreateRequest, Previewed } from "./requests";
 
 export async function create(ctx: OperationContext, request: CreateRequest): Promise<CreateResult> {
-  const { inputs, urn, importId } = request;
   if (request.preview) {
-    return { id: "", outs: previewOutputs(inputs) };
+    return { id: "", outs: previewOutputs(request.inputs) };
   }
+  const { inputs, urn, importId } = request;
   const { onProgress, client, secrets, waits } = await ctx.start("create", request, inputs.connection);
 
   let first: ApiCluster | ApiClusterSummary | undefined;
@@ -83,7 +83,7 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
 const REPORTED_ONLY = clusterFieldsWhere((f) => f.output !== undefined && f.input === undefined);
 
 /** What a preview shows for a cluster to be created: the inputs, every reported value unknown. */
-function previewOutputs(inputs: ClusterInputs): ClusterOutputs {
+function previewOutputs(inputs: Previewed<ClusterInputs>): ClusterOutputs {
   const out: Record<string, unknown> = { ...inputs };
   for (const k of REPORTED_ONLY) out[k] = UNKNOWN;
   return out as unknown as ClusterOutputs;

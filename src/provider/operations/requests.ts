@@ -5,7 +5,18 @@
  * Node dynamic-provider host passes none of that on (`hosts/dynamic/requests.ts`).
  */
 import type { TimeoutStrings } from "../properties/timeouts";
+import type { UNKNOWN } from "../properties/unknown";
 import type { ClusterInputs, ClusterOutputs } from "../types";
+
+/**
+ * The inputs a program gave, before check judges them: the properties check reads, each of any
+ * type (a wrong one is a check failure naming the property and the rule, not an error), and
+ * unknown in a preview.
+ */
+export type ProgramInputs = { [K in keyof ClusterInputs]?: unknown };
+
+/** `T` with each property possibly unknown: checked inputs in a preview (a value computed from another resource's output). */
+export type Previewed<T> = { [K in keyof T]: T[K] | typeof UNKNOWN };
 
 /** What every request may name. */
 export interface ResourceRequest {
@@ -21,10 +32,13 @@ export interface TimedRequest extends ResourceRequest {
 
 /** `check`: validate the program's inputs and fill in defaults. */
 export interface CheckRequest extends ResourceRequest {
-  /** The inputs the state records for the resource; empty when the state holds none. */
-  olds: Record<string, unknown>;
+  /**
+   * The inputs the state records for the resource; empty when the state holds none. Check reads
+   * only the name it kept there, and judges nothing in them (any release may have written them).
+   */
+  olds: ProgramInputs;
   /** The program's inputs (unknown values as `UNKNOWN` in a preview). */
-  news: Record<string, unknown>;
+  news: ProgramInputs;
   /** The stack's auto-name seed (32 hex digits; `UNKNOWN` in a brand-new stack's preview), used when `news` has no name. */
   seed?: unknown;
   /** The `customTimeouts` the program gave, to be checked (a host whose engine checks them leaves this out). */
@@ -42,20 +56,23 @@ export interface CheckRequest extends ResourceRequest {
 export interface DiffRequest extends ResourceRequest {
   id: string;
   /** The outputs the state records. */
-  olds: Record<string, unknown>;
-  /** The checked inputs. */
-  news: Record<string, unknown>;
+  olds: Partial<ClusterOutputs>;
+  /** The checked inputs (any may be unknown: the engine asks for a diff in a preview too). */
+  news: Previewed<ClusterInputs>;
 }
 
 /** `create`: make the cluster (or take over the one named by `importId`). */
-export interface CreateRequest extends TimedRequest {
-  /** The checked inputs. */
-  inputs: ClusterInputs;
+export type CreateRequest = CreateCall & (Previewing<"inputs"> | Doing<"inputs">);
+
+interface CreateCall extends TimedRequest {
   /** The id given with the `import` resource option: the cluster is taken over, not created. */
   importId?: string;
-  /** A preview: nothing is done, every reported value is unknown. */
-  preview?: boolean;
 }
+
+/** A preview: nothing is done, and the checked inputs (`K`) may hold unknowns. */
+type Previewing<K extends string> = { preview: true } & { [P in K]: Previewed<ClusterInputs> };
+/** The operation itself, on checked inputs (`K`) that are all known. */
+type Doing<K extends string> = { preview?: false } & { [P in K]: ClusterInputs };
 
 /** `read`: the cluster as the service has it. */
 export interface ReadRequest extends ResourceRequest {
@@ -70,15 +87,13 @@ export interface ReadRequest extends ResourceRequest {
   lookup?: string;
 }
 
-/** `update`: move the cluster from the state to the checked inputs. */
-export interface UpdateRequest extends TimedRequest {
+/** `update`: move the cluster from the state to the checked inputs (`news`); a preview does nothing, its outputs are the state's with the inputs' changes. */
+export type UpdateRequest = UpdateCall & (Previewing<"news"> | Doing<"news">);
+
+interface UpdateCall extends TimedRequest {
   id: string;
   /** The outputs the state records. */
   olds: ClusterOutputs;
-  /** The checked inputs. */
-  news: ClusterInputs;
-  /** A preview: nothing is done, the outputs are the state's with the inputs' changes. */
-  preview?: boolean;
 }
 
 /** `delete`: delete the cluster and wait until it is gone. */

@@ -16,12 +16,14 @@ import { endProgress } from "../progress/progress";
 import { WaitError } from "../polling/waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
 import type { UpdateRequest } from "./requests";
+import type { ClusterOutputs } from "../types";
 
 export async function update(ctx: OperationContext, request: UpdateRequest): Promise<UpdateResult> {
-  const { id, olds, news, urn } = request;
   if (request.preview) {
-    return { outs: { ...olds, ...news } };
+    // The state's outputs with the inputs' changes, unknown where the inputs are.
+    return { outs: { ...request.olds, ...request.news } as ClusterOutputs };
   }
+  const { id, olds, news, urn } = request;
   const { onProgress, client, secrets, waits } = await ctx.start("update", request, news.connection);
   const patch = toUpdateRequest(olds, news);
 
