@@ -86,7 +86,7 @@ module.exports = {
         "directly. They import only each other, the core's types, the naming rule, src/shared and src/generated.",
       severity: "error",
       from: { path: "^src/provider/properties/" },
-      to: { path: "^src/", pathNot: "^src/(shared/|generated/|provider/(properties/|types[.]ts$|naming/naming[.]ts$))" },
+      to: { path: "^src/", pathNot: "^src/(shared/|generated/|provider/(properties/|types[.]ts$|naming/auto-name[.]ts$))" },
     },
     {
       name: "hosts-below-surface",

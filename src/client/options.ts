@@ -2,7 +2,7 @@
 import { systemClock, type Clock } from "@pulumi-cms/contract";
 import type { RateLimiter } from "./limiter";
 import { DEFAULT_USER_AGENT } from "./version";
-import { InvalidArgumentError } from "../shared/invalid-argument-error";
+import { InvalidArgumentError } from "../shared/errors/invalid-argument-error";
 
 /** What a retry looked like, for logging (`onRetry`). Never carries the token. */
 export interface RetryInfo {

@@ -12,7 +12,7 @@ import { decideRetry, isRateLimited, outcomeUnknown } from "./retry";
 import { retryInputOf } from "./transport";
 import { CmsError } from "../shared/errors/cms-error";
 import { formatDuration } from "../shared/domain/durations";
-import { OperationError } from "../shared/operation-error";
+import { OperationError } from "../shared/errors/operation-error";
 
 /** A value produced by a recovery hook (wrapped so `void` results are distinguishable). */
 export interface Recovered<T> {

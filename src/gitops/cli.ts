@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
-import { OperationError } from "../shared/operation-error";
+import { OperationError } from "../shared/errors/operation-error";
 import { fileStore, type LockOwner, type LockStore, type LockWatch, postgresStore, stackLockDir, type StackLock } from "./locks";
 import { describeOwner, judgeLocks, rivalLock } from "./verdicts";
 

@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { OperationError } from "../shared/operation-error";
+import { OperationError } from "../shared/errors/operation-error";
 
 /** One stack lock, as the storage holds it. */
 export interface StackLock {

@@ -4,7 +4,7 @@
  * started with the engine's gRPC address as an argument (the dynamic-provider host offers no log
  * of its own), so we open our own Engine client to it. Without an address there is no sink.
  */
-import { holdingLines } from "../provider/progress/progress";
+import { holdingLines } from "../provider/progress/report";
 import type { ProgressSink } from "../provider/progress/sink";
 import { pulumiGrpc } from "./pulumi-grpc";
 

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import { OperationError } from "../shared/operation-error";
+import { OperationError } from "../shared/errors/operation-error";
 
 /** The package this module loads. */
 export const KUBERNETES_PACKAGE = "@pulumi/kubernetes";

@@ -13,7 +13,7 @@ import { connectionFromStackConfig } from "../connection/stack-config";
 import { type Cluster, explicitConnectionOf } from "../resources/cluster";
 import { execKubeconfig } from "../provider/exec-credential";
 import { loadKubernetes } from "./load";
-import { InvalidArgumentError } from "../shared/invalid-argument-error";
+import { InvalidArgumentError } from "../shared/errors/invalid-argument-error";
 
 /**
  * A cluster of either face: the dynamic {@link Cluster} of `pulumi-cms`, or `cms.Cluster` of

@@ -8,4 +8,4 @@
  */
 export { ClusterInitError } from "./errors/cluster-init-error";
 export { ClusterLookupError } from "./errors/cluster-lookup-error";
-export { OperationError } from "../shared/operation-error";
+export { OperationError } from "../shared/errors/operation-error";

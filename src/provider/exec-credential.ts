@@ -21,7 +21,7 @@ import type { CmsClient } from "../client";
 import { UnauthorizedError } from "../client/errors";
 import { redact } from "../client/redact";
 import { ENV_ENDPOINT, ENV_TOKEN } from "../connection";
-import { OperationError } from "../shared/operation-error";
+import { OperationError } from "../shared/errors/operation-error";
 
 /** `yaml`, loaded on first use: a program that requires the package but never builds a kubeconfig does not load it. */
 const yaml = () => require("yaml") as typeof Yaml;

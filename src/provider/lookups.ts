@@ -8,8 +8,8 @@ import type { CmsClient } from "../client";
 import { type Connection, safeMessage } from "../connection";
 import { type ClusterInfo, type NodeInfo, toClusterInfo, toNodeInfo } from "../shared/domain/cluster-info";
 import { codeOf } from "../shared/errors/cms-error";
-import { InvalidArgumentError } from "../shared/invalid-argument-error";
-import { OperationError } from "../shared/operation-error";
+import { InvalidArgumentError } from "../shared/errors/invalid-argument-error";
+import { OperationError } from "../shared/errors/operation-error";
 import { CLUSTER_STATUSES, type ClusterStatus } from "@pulumi-cms/contract";
 
 /** Result of `getClusters`. */

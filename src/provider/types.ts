@@ -20,7 +20,7 @@ export interface RecordedFields {
   /** When check last ran for a create (ISO time): narrows `cms-recover`'s candidates (see src/recover). */
   __requestedAt?: string;
   /**
-   * The stack's auto-name seed (`naming/naming.ts`), recorded with an auto-named cluster: it makes the
+   * The stack's auto-name seed (`naming/auto-name.ts`), recorded with an auto-named cluster: it makes the
    * auto-name this stack's alone, which lets create take over a cluster an interrupted run made.
    */
   __seed?: string;

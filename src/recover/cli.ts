@@ -31,7 +31,7 @@ import { createClient } from "../client";
 import { describeCandidates } from "../shared/domain/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { CLUSTER_TYPES, planRecovery, type PendingCreate } from "./plan";
-import { OperationError } from "../shared/operation-error";
+import { OperationError } from "../shared/errors/operation-error";
 import { planLines } from "./report";
 
 const USAGE = `Usage: cms-recover [--stack NAME] [--adopt ID]... [--dry-run]

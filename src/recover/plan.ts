@@ -7,7 +7,7 @@
  * only `pulumi refresh --import-pending-creates URN ID` or `--clear-pending-creates` resolves it.
  * The pending inputs are the evidence, judged by `shared/domain/ownership.ts` as the provider's own
  * takeover judges it:
- * - an auto-name derived from the URN and the stack's seed (see `provider/naming/naming.ts`) is this
+ * - an auto-name derived from the URN and the stack's seed (see `provider/naming/auto-name.ts`) is this
  *   resource's alone: the cluster carrying it, not yet in the state and not being deleted, is
  *   the one;
  * - any other name (explicit, or a 0.2.0 auto-name) proves nothing: the clusters with that name

@@ -1,6 +1,6 @@
 /**
  * The stack's auto-name seed: 128 random bits drawn once per stack and kept in its state, which
- * every new auto-name mixes in (see `provider/naming/naming.ts`). Twin stacks (the same project, stack
+ * every new auto-name mixes in (see `provider/naming/auto-name.ts`). Twin stacks (the same project, stack
  * and resource names in two backends) draw different seeds, so they never compute each other's
  * names, and a cluster carrying a name derived from this stack's seed is this stack's.
  *
@@ -17,7 +17,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
 import { CLUSTER_MODULE } from "./type-token";
 import { stackHasSeed, stateRecordOf } from "./state-record";
-import { DRAWN_SEEDS_KEY } from "../shared/drawn-seeds";
+import { DRAWN_SEEDS_KEY } from "../shared/runtime/drawn-seeds";
 import { processSlot } from "../shared/runtime/process-slot";
 
 /** A string, so the serialized provider carries it as text rather than a reference to a module. */
@@ -26,7 +26,7 @@ const DRAWN_SEEDS: string = DRAWN_SEEDS_KEY;
 /**
  * The provider the engine runs for the seed. Self-contained on purpose: the serialized text is
  * all that stacks keep, so it loads nothing from this package and no release can break it.
- * `create` notes the value in the host process (`shared/drawn-seeds.ts`): the clusters created
+ * `create` notes the value in the host process (`shared/runtime/drawn-seeds.ts`): the clusters created
  * there next know that no earlier run can have left a cluster named from it.
  */
 const seedProvider: pulumi.dynamic.ResourceProvider = {

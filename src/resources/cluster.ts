@@ -156,7 +156,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     if (reading) props.__get = true;
     const inState = reading ? undefined : stateRecordOf(props.__urn as pulumi.Output<string>);
     if (inState) props.__inState = inState;
-    // Auto-named: the stack's seed makes the name this stack's alone (provider/naming/naming.ts).
+    // Auto-named: the stack's seed makes the name this stack's alone (provider/naming/auto-name.ts).
     if (!reading && args?.name === undefined && importId === undefined) {
       props.__seed = autoNameSeedFor(props.__urn as pulumi.Output<string>);
       // The recorded auto-name, for the engine's comparison of the arguments with the recorded

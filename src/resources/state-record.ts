@@ -3,7 +3,7 @@
  *
  * The engine replaces a resource targeted by `pulumi up --replace` (or tainted) without showing
  * its provider the old state: `check` runs as for a brand-new resource. The provider derives
- * auto-names from the URN (see `provider/naming/naming.ts`), so without this it would compute the old
+ * auto-names from the URN (see `provider/naming/auto-name.ts`), so without this it would compute the old
  * cluster's name again, and could even take the old cluster for one that an interrupted run
  * left behind. The program can read the state through the engine's builtin
  * `readStackResourceOutputs` invoke, once per program run, and hands the provider the recorded

@@ -9,8 +9,8 @@ import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
-import { derivedAutoName } from "../../src/provider/naming/naming";
-import { DRAWN_SEEDS_KEY } from "../../src/shared/drawn-seeds";
+import { derivedAutoName } from "../../src/provider/naming/auto-name";
+import { DRAWN_SEEDS_KEY } from "../../src/shared/runtime/drawn-seeds";
 import { processSingleton } from "@pulumi-cms/contract";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 

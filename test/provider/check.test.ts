@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { checkCluster, endpointProblem } from "../../src/provider/properties/check";
-import { derivedAutoName } from "../../src/provider/naming/naming";
+import { derivedAutoName } from "../../src/provider/naming/auto-name";
 import { clusterProvider } from "../../src/provider/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 import { UNKNOWN } from "../../src/provider/properties/unknown";

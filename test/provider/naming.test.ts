@@ -10,7 +10,7 @@ import {
   randomSuffix,
   resourceNameFromUrn,
   sanitizeNamePrefix,
-} from "../../src/provider/naming/naming";
+} from "../../src/provider/naming/auto-name";
 
 describe("auto-naming", () => {
   it("appends '-' and 7 lowercase letters or digits", () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { holdingLines } from "../../src/provider/progress/progress";
+import { holdingLines } from "../../src/provider/progress/report";
 import { goneLine, progressLine } from "../../src/provider/progress/lines";
 
 describe("progress", () => {

@@ -5,7 +5,7 @@ import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
 import { eventually } from "../support/eventually.mjs";
-import { holdingLines } from "../../src/provider/progress/progress";
+import { holdingLines } from "../../src/provider/progress/report";
 
 let emu: RunningEmulator;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { planRecovery, type PendingCreate } from "../../src/recover/plan";
-import { derivedAutoName } from "../../src/provider/naming/naming";
+import { derivedAutoName } from "../../src/provider/naming/auto-name";
 
 const T0 = Date.parse("2026-11-23T10:00:00Z");
 const at = (ms: number) => new Date(T0 + ms).toISOString();

@@ -14,7 +14,7 @@ import { ConnectionError } from "../../src/connection";
 import { ClusterInitError, ClusterLookupError, OperationError } from "../../src/provider/errors";
 import { WaitError } from "../../src/provider/polling/waiter";
 import { CmsError } from "../../src/shared/errors/cms-error";
-import { InvalidArgumentError } from "../../src/shared/invalid-argument-error";
+import { InvalidArgumentError } from "../../src/shared/errors/invalid-argument-error";
 
 const at = { method: "GET", path: "/v1/clusters/cls_1" };
 

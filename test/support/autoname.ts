@@ -1,6 +1,6 @@
 /** The auto-name a stack gives a Cluster, from the seed its state records (see `resources/autoname-seed.ts`). */
 import type { PulumiProject } from "../lifecycle/harness.mjs";
-import { derivedAutoName, SEED_PATTERN } from "../../src/provider/naming/naming";
+import { derivedAutoName, SEED_PATTERN } from "../../src/provider/naming/auto-name";
 import { CLUSTER_TYPE, SEED_TYPE } from "../../src/resources/type-token";
 
 /** The seed recorded in the stack's state (from `pulumi stack export`); fails when there is none. */

@@ -4,7 +4,7 @@
  * auto-name seed drawn, and the provider's settings `settings`.
  */
 import { replaceProcessSettings, type ProviderSettings } from "../../src/provider/settings";
-import { drawnSeeds } from "../../src/shared/drawn-seeds";
+import { drawnSeeds } from "../../src/shared/runtime/drawn-seeds";
 import { processSlots } from "../../src/shared/runtime/process-slot";
 
 export function resetProcess(settings: ProviderSettings = {}): void {

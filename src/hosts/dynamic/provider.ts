@@ -20,7 +20,7 @@ import { deleteCluster } from "../../provider/operations/delete";
 import { diff } from "../../provider/operations/diff";
 import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
-import { offerHostProgress } from "../../provider/progress/progress";
+import { offerHostProgress } from "../../provider/progress/report";
 import { processSettings, type ProviderSettings } from "../../provider/settings";
 import { processSlot } from "../../shared/runtime/process-slot";
 import { saveCompileCache } from "../compile-cache";

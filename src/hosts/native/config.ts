@@ -6,11 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { type ConnectionInputs, dropEmpty } from "../../connection";
 import { plainTokenRefusal } from "../../connection/plain-token";
-import { SEED_PATTERN } from "../../provider/naming/naming";
+import { SEED_PATTERN } from "../../provider/naming/auto-name";
 import type { CheckFailure } from "../../provider/operations/results";
 import { UNKNOWN } from "../../provider/properties/unknown";
-import { drawnSeeds } from "../../shared/drawn-seeds";
-import { InvalidArgumentError } from "../../shared/invalid-argument-error";
+import { drawnSeeds } from "../../shared/runtime/drawn-seeds";
+import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
 import { fromStruct, reveal, secret } from "./properties";
 import type { StructLike } from "./requests";
 import { stackFileHoldsPlainToken } from "./stack-config-file";

@@ -28,7 +28,7 @@ import { OperationError } from "../../provider/errors";
 import { UNKNOWN } from "../../provider/properties/unknown";
 import { processSettings } from "../../provider/settings";
 import { redact } from "../../client/redact";
-import { InvalidArgumentError } from "../../shared/invalid-argument-error";
+import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
 import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
 import { checkedConfig, type Configuration, configChanged, configuration } from "./config";
 import { pluginKubeconfigCommand } from "./kubeconfig-command";

@@ -9,7 +9,7 @@
  * `node dist/hosts/native/main.js` runs the same plugin unbundled.
  */
 import { safeMessage } from "../../connection";
-import { offerHostProgress } from "../../provider/progress/progress";
+import { offerHostProgress } from "../../provider/progress/report";
 import { afterClientLoads } from "../../provider/connector";
 import { saveCompileCache } from "../compile-cache";
 import { engineAddressFromArgs } from "../engine-address";

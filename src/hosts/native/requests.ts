@@ -26,7 +26,7 @@ import type {
 import type { TimeoutStrings } from "../../provider/properties/timeouts";
 import { UNKNOWN } from "../../provider/properties/unknown";
 import type { ClusterInputs, ClusterOutputs, RecordedFields } from "../../provider/types";
-import { InvalidArgumentError } from "../../shared/invalid-argument-error";
+import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
 import { fromStruct, type PropertyPath, reveal, secretPaths, secretStrings } from "./properties";
 import { NATIVE_CLUSTER_TYPE as CLUSTER_TYPE } from "./type-token";
 

@@ -1,4 +1,4 @@
-import { OperationError } from "../../shared/operation-error";
+import { OperationError } from "../../shared/errors/operation-error";
 
 /**
  * `Cluster.get` found no cluster it may record: the id does not exist, the token in use cannot see

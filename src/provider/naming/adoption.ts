@@ -8,7 +8,7 @@
  *   derived from the resource's URN and the stack's seed (see `naming.ts`), so the next run
  *   computes the same name and finds it, instead of creating a duplicate and leaving the first
  *   one billed and unowned. It lists every cluster to look for it, except when the stack's seed
- *   was drawn in this very process (`shared/drawn-seeds.ts`): the seed is new in this run, so no
+ *   was drawn in this very process (`shared/runtime/drawn-seeds.ts`): the seed is new in this run, so no
  *   earlier run can have used it.
  *
  * Whether a cluster is this resource's is decided by `shared/domain/ownership.ts`; this module gathers
@@ -23,12 +23,12 @@ import { OperationError } from "../errors";
 import type { CmsClient } from "../../client";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { isNotFound, UnprovenOwnershipError } from "../../client/errors";
-import { seedDrawnHere } from "../../shared/drawn-seeds";
+import { seedDrawnHere } from "../../shared/runtime/drawn-seeds";
 import { judgeOwnership, type NameProof } from "../../shared/domain/ownership";
 import { safeMessage } from "../../connection";
 import { toCreateRequest } from "../properties/mapping";
 import { listEveryCluster } from "../polling/listings";
-import { isSeededAutoName } from "./naming";
+import { isSeededAutoName } from "./auto-name";
 import type { ClusterInputs } from "../types";
 
 /**

@@ -11,7 +11,7 @@
 import type { CheckResult } from "./results";
 import type { ConnectionInputs } from "../../connection";
 import { checkCluster } from "../properties/check";
-import { nextAutoNameGeneration } from "../naming/naming";
+import { nextAutoNameGeneration } from "../naming/auto-name";
 import { containsUnknown } from "../properties/unknown";
 import type { OperationContext } from "./context";
 import type { CheckRequest } from "./requests";

@@ -10,7 +10,7 @@ import { StateMemory } from "../naming/adoption";
 import { Connector } from "../connector";
 import { forgetListings } from "../polling/listings";
 import { toOutputs } from "../properties/mapping";
-import { progressFor } from "../progress/progress";
+import { progressFor } from "../progress/report";
 import { processClock, type ProviderSettings } from "../settings";
 import type { WavePacing } from "../polling/shared-poll";
 import { forgetReads } from "../polling/shared-reads";

@@ -13,7 +13,7 @@ import { type ApiCluster, type ApiClusterSummary, clusterFieldsWhere } from "@pu
 import { adoptImported, findLeftover, nameProofOf } from "../naming/adoption";
 import { toCreateRequest, toOutputs } from "../properties/mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
-import { endProgress, warnFor } from "../progress/progress";
+import { endProgress, warnFor } from "../progress/report";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 import { UNKNOWN } from "../properties/unknown";
 import { WaitError } from "../polling/waiter";

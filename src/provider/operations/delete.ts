@@ -7,7 +7,7 @@ import { isNotFound } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
 import { existingFailure } from "../progress/messages";
-import { endProgress, progressFor } from "../progress/progress";
+import { endProgress, progressFor } from "../progress/report";
 import { goneLine } from "../progress/lines";
 import { resolveTimeouts } from "../properties/timeouts";
 import { WaitError } from "../polling/waiter";

@@ -20,7 +20,7 @@ import type { ApiCluster } from "@pulumi-cms/contract";
 import { chooseKubeconfig } from "../properties/kubeconfig";
 import { toInputsAfterRead, toOutputs } from "../properties/mapping";
 import { existingFailure } from "../progress/messages";
-import { endProgress, progressFor, warnFor } from "../progress/progress";
+import { endProgress, progressFor, warnFor } from "../progress/report";
 import { readCluster } from "../polling/shared-reads";
 import type { OperationContext } from "./context";
 import type { ReadRequest } from "./requests";

@@ -12,7 +12,7 @@ import { safeMessage } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { toOutputs, toUpdateRequest } from "../properties/mapping";
 import { describeCluster, describePatch, ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
-import { endProgress } from "../progress/progress";
+import { endProgress } from "../progress/report";
 import { WaitError } from "../polling/waiter";
 import { type OperationContext, partialOutputs, retryWhileBusy } from "./context";
 import type { UpdateRequest } from "./requests";

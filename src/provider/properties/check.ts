@@ -3,7 +3,7 @@
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
 import { ID_RULES, isClusterId, NODE_SIZES, omitUndefinedDeep, PHASES } from "@pulumi-cms/contract";
-import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn, SEED_PATTERN } from "../naming/naming";
+import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn, SEED_PATTERN } from "../naming/auto-name";
 import { validateTimeouts } from "./timeouts";
 import { isUnknown } from "./unknown";
 
@@ -28,13 +28,13 @@ export interface CheckOptions {
   /** Random integer in [0, max) for the auto-name of inputs without a URN; injectable for tests. */
   random?: (max: number) => number;
   /**
-   * Auto-name generation of a new name (see `../naming/naming.ts`): 0 for a first create, the next one for
+   * Auto-name generation of a new name (see `../naming/auto-name.ts`): 0 for a first create, the next one for
    * a replacement that needs a fresh name. Default 0.
    */
   generation?: number;
   /** URN of the resource, from which the auto-name derives. */
   urn?: string;
-  /** The stack's auto-name seed (see `../naming/naming.ts`), recorded with an auto-named cluster. */
+  /** The stack's auto-name seed (see `../naming/auto-name.ts`), recorded with an auto-named cluster. */
   seed?: unknown;
   /** The resource's `customTimeouts`, as given. */
   timeouts?: unknown;

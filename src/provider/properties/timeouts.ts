@@ -4,7 +4,7 @@
  * turned into milliseconds with the documented defaults.
  */
 import { parseDuration } from "../../shared/domain/durations";
-import { InvalidArgumentError } from "../../shared/invalid-argument-error";
+import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
 
 /** Timeout strings as the user wrote them in `customTimeouts` (Go durations). */
 export interface TimeoutStrings {

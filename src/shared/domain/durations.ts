@@ -3,7 +3,7 @@
  * `customTimeouts` resource option uses (the engine parses it with Go's `time.ParseDuration`),
  * so a value the CLI accepts means the same thing here.
  */
-import { InvalidArgumentError } from "../invalid-argument-error";
+import { InvalidArgumentError } from "../errors/invalid-argument-error";
 
 /** Milliseconds per unit, keyed by every unit spelling Go accepts. */
 const UNIT_MS: Readonly<Record<string, number>> = {

@@ -8,7 +8,7 @@
  * Names are not unique in the API, and the create body carries nothing else a stack could mark a
  * cluster with. So the only evidence that no other stack can produce is a name that no other
  * stack can compute: an auto-name derived from the resource's URN *and a random seed recorded in
- * this stack's state* (see `provider/naming/naming.ts`). Everything else proves nothing:
+ * this stack's state* (see `provider/naming/auto-name.ts`). Everything else proves nothing:
  * - an explicit name is anybody's (a console cluster, another stack, a colleague);
  * - an auto-name derived from the URN alone (release 0.2.0) is shared by twin stacks: the same
  *   project, stack and resource names in another backend;

@@ -1,4 +1,4 @@
-import { CmsError } from "./errors/cms-error";
+import { CmsError } from "./cms-error";
 
 /**
  * An operation's failure already worded for the user, with its context (which cluster, which

@@ -1,4 +1,4 @@
-import { CmsError } from "./errors/cms-error";
+import { CmsError } from "./cms-error";
 
 /**
  * A value the program (or the stack's configuration) passed breaks a rule: the message names the
