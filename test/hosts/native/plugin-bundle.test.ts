@@ -4,7 +4,7 @@
  * `dist/plugin/bundle.js`, the plugin and every module it loads in one file. test/native runs it
  * under the real CLI from the tarball; here, what a bundle alone can get wrong.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -138,11 +138,20 @@ describe("the bundled native plugin", () => {
     }
   });
 
-  it("is the executable's command line too: --version, and cms-kubeconfig and cms-recover as `kubeconfig` and `recover`", () => {
-    const run = (args: string[]) => execFileSync(PLUGIN, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  it("is the executable's command line too: --version, --help, and cms-kubeconfig and cms-recover as `kubeconfig` and `recover`", () => {
+    const run = (args: string[]) => execFileSync(PLUGIN, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 10_000 });
     expect(run(["--version"])).toBe(`${pkg.version}\n`);
+    expect(run(["version"])).toBe(`${pkg.version}\n`);
+    for (const help of ["--help", "-h", "help"]) expect(run([help])).toContain("Usage: pulumi-resource-cms");
     expect(run(["kubeconfig", "--help"])).toContain("cms-kubeconfig exec-credential CLUSTER_ID");
     expect(run(["recover", "--help"])).toContain("Usage: cms-recover");
+  });
+
+  it("refuses a word it does not know, with its usage, rather than serving and waiting for an engine", () => {
+    const result = spawnSync(PLUGIN, ["serve"], { encoding: "utf8", timeout: 10_000 });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('unknown command "serve"');
+    expect(result.stderr).toContain("Usage: pulumi-resource-cms");
   });
 
   it("holds gRPC and protobuf once (the copies @pulumi/pulumi's stubs load) and no @pulumi/pulumi beyond its stubs", () => {
