@@ -28,6 +28,6 @@ export function refusePlainStackToken(): void {
   } catch {
     return; // not inside a Pulumi program
   }
-  const refusal = plainTokenRefusal(token, process.env[SECRET_KEYS_ENV]);
+  const refusal = plainTokenRefusal(token, process.env[SECRET_KEYS_ENV], pulumi.getStack());
   if (refusal) throw new pulumi.RunError(refusal);
 }

@@ -11,6 +11,11 @@ describe("a cms:token in plain stack configuration", () => {
     }
   });
 
+  it("names the stack's own configuration file when the stack is known", () => {
+    expect(plainTokenRefusal("tok", "[]", "dev")).toContain("Pulumi.dev.yaml holds the token unencrypted");
+    expect(plainTokenRefusal("tok", "[]")).toContain("Pulumi.<stack>.yaml holds the token unencrypted");
+  });
+
   it("passes a secret token, no token, and a host that lists no secret keys at all", () => {
     expect(plainTokenRefusal("tok", '["cms:token"]')).toBeUndefined();
     expect(plainTokenRefusal(undefined, "[]")).toBeUndefined();

@@ -80,6 +80,7 @@ describe.skipIf(lifecycleSkipped())("lifecycle connection: environment variables
         expect(run.output).toContain("Diagnostics:");
         expect(diagnostics.split(message).length - 1, run.output).toBe(1);
         expect(run.output).toContain("`pulumi config set --secret cms:token <token>`");
+        expect(run.output).toContain(`Pulumi.${plain.stack}.yaml holds the token unencrypted`);
         expect(run.output).not.toContain(emu.token);
         expect(run.output).not.toMatch(/^\s+at /m); // a refusal, not a crash: no stack frames
       }

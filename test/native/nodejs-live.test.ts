@@ -180,6 +180,7 @@ describe("a TypeScript program on pulumi-cms/native", () => {
         expect(run.code, run.output).not.toBe(0);
         expect(run.output).toContain(message);
         expect(run.output).toContain("`pulumi config set --secret cms:token <token>`");
+        expect(run.output).toContain(`Pulumi.${project.stack}.yaml holds the token unencrypted`);
         expect(run.output).not.toContain(emu.token);
       }
       expect(await apiCalls()).toEqual(before);

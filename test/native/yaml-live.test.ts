@@ -325,6 +325,7 @@ describe("a YAML program whose stack holds cms:token in plain text", () => {
         expect(run.code, run.output).not.toBe(0);
         expect(run.output).toContain(message);
         expect(run.output).toContain("`pulumi config set --secret cms:token <token>`");
+        expect(run.output).toContain(`Pulumi.${project.stack}.yaml holds the token unencrypted`);
         expect(run.output).not.toContain(emu.token);
       }
       expect(await apiCalls(emu)).toBe(0);

@@ -53,7 +53,7 @@ export function checkedConfig(req: CheckConfigRpc): { inputs: Record<string, unk
   }
   // No property named: the engine would print its value with the reason.
   if (typeof news.token === "string" && stackFileHoldsPlainToken(req.getUrn()))
-    failures.push({ property: "", reason: plainTokenMessage() });
+    failures.push({ property: "", reason: plainTokenMessage(req.getUrn()) });
   const token = news.token === undefined || olds.token !== news.token ? news.token : secret(news.token);
   const inputs = { ...news, ...(token !== undefined ? { token } : {}), __seed: stackSeed(olds) };
   return { inputs, failures };
@@ -88,7 +88,7 @@ export interface Configuration {
 export function configuration(req: ConfigureRpc): Configuration {
   const args = req.getArgs() ? fromStruct(req.getArgs()) : variables(req.getVariablesMap());
   if (req.getArgs() && req.getAcceptsecrets() && typeof args.token === "string" && args.token !== UNKNOWN) {
-    throw new InvalidArgumentError(plainProviderToken(args.token, req.getUrn?.() ?? ""));
+    throw new InvalidArgumentError(plainProviderToken(req.getUrn?.() ?? ""));
   }
   return {
     connection: configured(args),
@@ -119,9 +119,10 @@ function configured(props: Record<string, unknown>): ConnectionInputs {
   return dropEmpty({ endpoint: text(plain.endpoint), token: text(plain.token) });
 }
 
-/** The dynamic face's refusal of a plain `cms:token` in the stack configuration. */
-function plainTokenMessage(token = "-"): string {
-  return plainTokenRefusal(token, "[]") ?? "cms:token must be set with --secret";
+/** The dynamic face's refusal of a plain `cms:token` in the stack configuration of the provider at `urn`. */
+function plainTokenMessage(urn: string): string {
+  const stack = /^urn:pulumi:([^:]+)::/.exec(urn)?.[1];
+  return plainTokenRefusal("-", "[]", stack) ?? "cms:token must be set with --secret";
 }
 
 /**
@@ -129,9 +130,9 @@ function plainTokenMessage(token = "-"): string {
  * configuration is the stack's (`cms:token`); an explicit provider's token is the program's own
  * argument (the SDKs mark it secret; a YAML literal is not).
  */
-function plainProviderToken(token: string, urn: string): string {
+function plainProviderToken(urn: string): string {
   const name = urn.split("::").pop() ?? "";
-  if (urn === "" || /^default(_|$)/.test(name)) return plainTokenMessage(token);
+  if (urn === "" || /^default(_|$)/.test(name)) return plainTokenMessage(urn);
   return (
     `the token of provider ${name} is given in plain text, so the stack's state would hold it unencrypted. ` +
     "Give it as a secret: from `pulumi config set --secret <key> <token>` read with `fn::secret`/`config.requireSecret`, " +

@@ -102,7 +102,7 @@ describe("the native plugin's provider configuration", () => {
           .map((f: { getProperty(): string; getReason(): string }) => [f.getProperty(), f.getReason()]);
       const [[property, reason]] = await check();
       expect(property).toBe("");
-      expect(reason).toMatch(/^cms:token is set in the stack configuration in plain text/);
+      expect(reason).toMatch(/^cms:token is set in the stack configuration in plain text: Pulumi\.dev\.yaml holds/);
       expect(reason).not.toContain("plain-token");
       fs.writeFileSync(path.join(dir, "Pulumi.dev.yaml"), "config:\n  cms:token:\n    secure: v1:abc\n");
       expect(await check()).toEqual([]);
