@@ -34,6 +34,8 @@ let emu: LifecycleEmulator;
 let kubernetesEmu: LifecycleEmulator | undefined;
 let server: http.Server;
 let serverUrl: string;
+/** The release's archives and their SHA256SUMS, as the server serves them. */
+let archivesDir: string;
 /** Paths the loopback server was asked for. */
 const requested: string[] = [];
 /** A PATH of the Pulumi CLI and its language hosts only: no node, no pulumi-resource-cms. */
@@ -44,6 +46,7 @@ beforeAll(async () => {
   const [dir, { binDir }] = await Promise.all([releaseArchives(["linux-amd64"]), findPulumi()]);
   expect(fs.readdirSync(binDir).filter((f) => f === "node" || f.startsWith("pulumi-resource-cms"))).toEqual([]);
   cliOnly = binDir;
+  archivesDir = dir;
   server = http.createServer((req, res) => {
     const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).replace(/^\/+/, "");
     requested.push(`/${name}`);
@@ -149,13 +152,29 @@ async function upAndDestroy(project: PulumiProject, emulator = emu, whileUp?: (i
 
 describe("the release's plugin archive, installed as Pulumi installs plugins, with no Node.js on PATH", () => {
   it(
-    "`pulumi plugin install resource cms VERSION --server URL` fetches it from the server, and a YAML program's up and destroy run it",
+    "`pulumi plugin install resource cms VERSION --server URL --checksum` fetches it from the server, refusing an archive whose digest is not SHA256SUMS', and a YAML program's up and destroy run it",
     async () => {
       const project = await yamlProject("release-install");
-      requested.length = 0;
-      await project.run(["plugin", "install", "resource", "cms", VERSION, "--server", serverUrl]);
-      expect(requested).toEqual([`/pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`]);
+      const archive = `pulumi-resource-cms-v${VERSION}-linux-amd64.tar.gz`;
+      const sum = fs
+        .readFileSync(path.join(archivesDir, "SHA256SUMS"), "utf8")
+        .split("\n")
+        .find((line) => line.endsWith(` ${archive}`))
+        ?.split(" ")[0];
+      expect(sum).toMatch(/^[0-9a-f]{64}$/);
       const installed = path.join(project.home, "plugins", `resource-cms-v${VERSION}`, "pulumi-resource-cms");
+      const install = (checksum: string) =>
+        project.run(["plugin", "install", "resource", "cms", VERSION, "--server", serverUrl, "--checksum", checksum], {
+          allowFailure: true,
+        });
+      const wrong = await install("0".repeat(64));
+      expect(wrong.code, wrong.output).not.toBe(0);
+      expect(wrong.output.toLowerCase()).toContain("checksum");
+      expect(fs.existsSync(installed)).toBe(false);
+      requested.length = 0;
+      const right = await install(sum!);
+      expect(right.code, right.output).toBe(0);
+      expect(requested).toEqual([`/${archive}`]);
       expect(fs.statSync(installed).isFile()).toBe(true);
       await upAndDestroy(project);
     },
