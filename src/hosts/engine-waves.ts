@@ -17,8 +17,7 @@
  * that passed, {@link EngineWaves.settled} once the operation starts or a diff finds no change.
  */
 import { availableParallelism } from "node:os";
-import type { WavePacing } from "../provider/polling/shared-poll";
-import { touchSharedPollers } from "../provider/polling/shared-poll";
+import { type FirstRound, type FirstRoundPolicy, touchSharedPollers } from "../provider/polling/shared-poll";
 
 /**
  * The number of operations the Pulumi CLI runs at once unless told otherwise: `PULUMI_PARALLEL`
@@ -56,11 +55,8 @@ export interface ExpectedOperations {
   announcing: boolean;
 }
 
-/** One host's view of the engine's waves, and the pacing its shared pollers follow. */
-export class EngineWaves implements WavePacing {
-  readonly slotsFullMs: number;
-  readonly gatherMs: number;
-
+/** One host's view of the engine's waves: when its shared pollers' first rounds go. */
+export class EngineWaves implements FirstRoundPolicy {
   /**
    * @param state where the expected operations are kept (the dynamic host's is a process slot,
    *   shared by every copy of the package in its process)
@@ -69,16 +65,25 @@ export class EngineWaves implements WavePacing {
    */
   constructor(
     private readonly state: () => ExpectedOperations,
-    spells: QuietSpells,
-    readonly slots: number = defaultEngineSlots(),
-  ) {
-    this.slotsFullMs = spells.slotsFullMs;
-    this.gatherMs = spells.gatherMs;
-  }
+    private readonly spells: QuietSpells,
+    private readonly slots: number = defaultEngineSlots(),
+  ) {}
 
-  expected(): { count: number; announcing: boolean } {
+  /**
+   * A round goes at once when no operation is to come: none checked and not started, or, when
+   * the engine does not announce them (a destroy's deletes), no wave has shown several at once. It
+   * goes at once too when the wave fills the engine's slots (the largest wave a poller has served,
+   * or before any, {@link defaultEngineSlots}); else after a quiet spell on the connection.
+   */
+  firstRoundAt({ now, waiting, largestServed, lastActivityAt }: FirstRound): number {
     const { urns, announcing } = this.state();
-    return { count: urns.size, announcing };
+    if (announcing ? urns.size === 0 : largestServed < 2) return now;
+    const slots = largestServed > 1 ? largestServed : this.slots;
+    if (waiting >= slots) return now;
+    // Checked operations have not started: as long as operations start, requests are answered or
+    // checks come, the wave may grow; once nothing has happened for a quiet spell, the engine's
+    // slots are full. (A destroy's deletes come unannounced: the longer spell.)
+    return lastActivityAt + (announcing ? this.spells.slotsFullMs : this.spells.gatherMs);
   }
 
   /** A check of `urn` passed: in `up` its create, or an update if diff finds changes, may follow. */

@@ -12,7 +12,7 @@ import { forgetListings } from "../polling/listings";
 import { toOutputs } from "../properties/mapping";
 import { progressFor } from "../progress/report";
 import { processClock, type ProviderSettings } from "../settings";
-import type { WavePacing } from "../polling/shared-poll";
+import type { FirstRoundPolicy } from "../polling/shared-poll";
 import { forgetReads } from "../polling/shared-reads";
 import { resolveTimeouts } from "../properties/timeouts";
 import { CLUSTER_INPUT_PROPERTIES, type ClusterInputs } from "../types";
@@ -47,8 +47,8 @@ export class OperationContext {
   constructor(
     readonly memory: () => ProviderMemory,
     readonly settings: () => ProviderSettings,
-    /** How the first polls of a wave of operations wait for each other: the host's, which knows its engine. */
-    private readonly pacing?: () => WavePacing,
+    /** When the first polls of operations started together go: the host's, which knows its engine. */
+    private readonly firstRound?: () => FirstRoundPolicy,
   ) {
     this.stateMemory = new StateMemory(() => memory().inState);
     this.connector = new Connector({ configured: () => memory().configured, settings });
@@ -131,7 +131,13 @@ export class OperationContext {
   /** The settings of this provider's waits on `client`. */
   private waitSettings(client: CmsClient) {
     const settings = this.settings();
-    return { client, schedule: settings.schedule, clock: this.clock(), sharedPolling: settings.sharedPolling, pacing: this.pacing?.() };
+    return {
+      client,
+      schedule: settings.schedule,
+      clock: this.clock(),
+      sharedPolling: settings.sharedPolling,
+      firstRound: this.firstRound?.(),
+    };
   }
 }
 

@@ -20,14 +20,14 @@
  * - An error of the listing is given to every cluster of the round, as a GET's error would be.
  * - A round lists through `listings.ts`: it joins a listing of the connection already in flight
  *   (a refresh read's), never one sent before a write of this process on the connection.
- * - A wave shares its first round. Each operation asks for its first status as soon as the
+ * - Operations started together share their first round. Each operation asks for its first status as soon as the
  *   service has answered its POST, PATCH or DELETE (against a service that finishes at once, that
  *   round already sees it done). That poll waits while a request of the connection starting an
- *   operation is unanswered ({@link SharedPoller.sending}), and for as long as the poller's
- *   {@link WavePacing} says more operations may join the wave: the host that runs the operations
- *   knows its engine, and so when the engine starts operations together and how many at once
- *   (`hosts/engine-waves.ts`). Without pacing (tools, tests) the first round goes at once. At the
- *   latest a first poll comes at the waiter's own delay (the schedule's first poll).
+ *   operation is unanswered ({@link SharedPoller.sending}), and then until the time the poller's
+ *   {@link FirstRoundPolicy} gives: the host that runs the operations knows its engine, and so
+ *   when more operations may join the round (`hosts/engine-waves.ts`). Without a policy (tools,
+ *   tests) the first round goes at once. At the latest a first poll comes at the waiter's own
+ *   delay (the schedule's first poll).
  * - A first poll after a DELETE, as long as nothing has shown how the service deletes, is a GET of
  *   its own, at once: it answers 404 from a service that deletes at once, which no listing could
  *   prove. After one that showed that (or listings that showed none of the clusters on their
@@ -45,33 +45,27 @@ import { processClock } from "../settings";
 /** The process's pollers by connection (one even if two copies of this package are loaded). */
 export const sharedPollers = processSlot("provider.shared-pollers.v1", () => new Map<string, SharedPoller>());
 
-/**
- * How long a wave's first round waits for the operations the engine starts together, as the host
- * that knows its engine tells it (`hosts/engine-waves.ts`); see the module comment.
- */
-export interface WavePacing {
-  /**
-   * Operations the engine has announced (checked) and not started yet, and whether it announces
-   * them at all: a destroy's deletes come unannounced.
-   */
-  expected(): { count: number; announcing: boolean };
-  /** The operations the engine runs at once, before a wave has shown how many. */
-  readonly slots: number;
-  /** Quiet time on the connection after which a first round goes ahead while announced operations have not started. */
-  readonly slotsFullMs: number;
-  /** Quiet time after which a first round goes ahead when operations come unannounced. */
-  readonly gatherMs: number;
+/** What a poller knows of the first polls waiting to be served together, for its {@link FirstRoundPolicy}. */
+export interface FirstRound {
+  /** Now, on the poller's clock. */
+  now: number;
+  /** Clusters whose first poll is waiting. */
+  waiting: number;
+  /** Most clusters on their first poll one round of this poller has served so far. */
+  largestServed: number;
+  /** When a request starting an operation was last sent or answered, a first poll asked for, or the poller touched. */
+  lastActivityAt: number;
 }
 
-/** No waiting for a wave: every first round goes at once. */
-export const NO_WAVES: WavePacing = Object.freeze({
-  expected: () => ({ count: 0, announcing: true }),
-  slots: 1,
-  slotsFullMs: 0,
-  gatherMs: 0,
-});
+/** When the first polls waiting may go, as one round: `now` at once, later to let more join. */
+export interface FirstRoundPolicy {
+  firstRoundAt(round: FirstRound): number;
+}
 
-/** Something happened that a wave's first round waits for (an operation announced or started): every poller hears it. */
+/** Every first round goes at once. */
+export const AT_ONCE: FirstRoundPolicy = Object.freeze({ firstRoundAt: ({ now }: FirstRound) => now });
+
+/** Something happened that a first round may wait for (an operation announced or started): every poller hears it. */
 export function touchSharedPollers(): void {
   for (const poller of sharedPollers().values()) poller.touch();
 }
@@ -100,7 +94,7 @@ export interface Observation {
 interface Waiting {
   id: string;
   dueAt: number;
-  /** The early poll of a wait: due with its wave (see the module comment), before `dueAt`. */
+  /** The early poll of a wait: due with the first round (see the module comment), before `dueAt`. */
   first: boolean;
   /** For a wait until the cluster is gone (after its DELETE). */
   gone: boolean;
@@ -125,8 +119,8 @@ export class SharedPoller {
   private pages = 1;
   /** Waited-on clusters seen in a listing (so their absence later means they are gone). */
   private readonly listed = new Set<string>();
-  /** Most clusters on their first poll served by one round so far: the engine's slots, as seen. */
-  private largestWave = 0;
+  /** Most clusters on their first poll served by one round so far. */
+  private largestServed = 0;
   /** The last listing or GET showed none of the clusters on their first poll after a DELETE that it was asked about. */
   private firstPollsMissed = false;
   /** Some first poll after a DELETE has been answered: {@link firstPollsMissed} is evidence, not a default. */
@@ -135,8 +129,8 @@ export class SharedPoller {
   constructor(
     private readonly client: SharedPollClient,
     readonly clock: Clock = systemClock,
-    /** How a wave's first round waits for the operations of the wave. */
-    readonly pacing: WavePacing = NO_WAVES,
+    /** When the first polls waiting go as one round. */
+    readonly policy: FirstRoundPolicy = AT_ONCE,
   ) {}
 
   private now(): number {
@@ -145,7 +139,7 @@ export class SharedPoller {
 
   /**
    * The status of cluster `id`, observed `delayMs` from now, or earlier when a round for other
-   * clusters comes first. A `first` poll comes earlier still, with the wave (see the module
+   * clusters comes first. A `first` poll comes earlier still, with the first round (see the module
    * comment). Rejects as `getCluster` would (a `NotFoundError` when it is gone).
    */
   observe(id: string, delayMs: number, kind: { first?: boolean; gone?: boolean; deadline?: WaitDeadline } = {}): Promise<Observation> {
@@ -175,7 +169,7 @@ export class SharedPoller {
     }
   }
 
-  /** Something happened on the connection that a wave's first round waits for (see {@link WavePacing}). */
+  /** Something happened on the connection that a first round may wait for (see {@link FirstRound.lastActivityAt}). */
   touch(): void {
     this.lastActivityAt = this.now();
     this.arm();
@@ -189,9 +183,9 @@ export class SharedPoller {
   private arm(): void {
     if (this.busy || this.waiting.length === 0) return;
     const now = this.now();
-    const waveAt = this.waveDueAt(now);
+    const firstAt = this.firstRoundAt(now);
     let dueAt = Number.POSITIVE_INFINITY;
-    for (const w of this.waiting) dueAt = Math.min(dueAt, w.first ? Math.min(w.dueAt, waveAt) : w.dueAt);
+    for (const w of this.waiting) dueAt = Math.min(dueAt, w.first ? Math.min(w.dueAt, firstAt) : w.dueAt);
     if (this.timer !== undefined) {
       // Activity can move a first round later: the timer is set again each time.
       if (dueAt === this.timerAt) return;
@@ -208,22 +202,14 @@ export class SharedPoller {
     });
   }
 
-  /** When the wave's first round may go (see the module comment). */
-  private waveDueAt(now: number): number {
+  /** When the first polls waiting may go (see the module comment). */
+  private firstRoundAt(now: number): number {
     const firsts = this.waiting.filter((w) => w.first);
     // Each gets its own GET anyway: nothing to share, so nothing to wait for.
     if (firsts.every((w) => this.direct(w))) return now;
     if (this.unanswered > 0) return Number.POSITIVE_INFINITY;
-    // More operations may come: the engine has some in view, or (unannounced, as a destroy's) it
-    // has run several at once already.
-    const expected = this.pacing.expected();
-    if (expected.announcing ? expected.count === 0 : this.largestWave < 2) return now;
-    const slots = this.largestWave > 1 ? this.largestWave : this.pacing.slots;
-    if (new Set(firsts.map((w) => w.id)).size >= slots) return now;
-    // Checked operations have not started: as long as operations start, requests are answered or
-    // checks come, the wave may grow; once nothing has happened for a quiet spell, the engine's
-    // slots are full. (A destroy's deletes come unannounced: the pacing's longer spell.)
-    return this.lastActivityAt + (expected.announcing ? this.pacing.slotsFullMs : this.pacing.gatherMs);
+    const waiting = new Set(firsts.map((w) => w.id)).size;
+    return this.policy.firstRoundAt({ now, waiting, largestServed: this.largestServed, lastActivityAt: this.lastActivityAt });
   }
 
   /**
@@ -245,7 +231,7 @@ export class SharedPoller {
     this.busy = true;
     const batch = this.waiting;
     this.waiting = [];
-    this.largestWave = Math.max(this.largestWave, new Set(batch.filter((w) => w.first).map((w) => w.id)).size);
+    this.largestServed = Math.max(this.largestServed, new Set(batch.filter((w) => w.first).map((w) => w.id)).size);
     try {
       await this.serve(batch);
     } catch (e) {
@@ -367,17 +353,17 @@ export function isSharedPollClient(client: unknown): client is SharedPollClient 
 }
 
 /**
- * The process-wide poller of this client's endpoint + token, on the process's clock with `pacing`
- * (a poller made on another clock or pacing serves only the waits it has); undefined when the
+ * The process-wide poller of this client's endpoint + token, on the process's clock with `policy`
+ * (a poller made on another clock or policy serves only the waits it has); undefined when the
  * client cannot list (a test double) and polling stays per cluster.
  */
-export function sharedPollerFor(client: unknown, pacing: WavePacing = NO_WAVES): SharedPoller | undefined {
+export function sharedPollerFor(client: unknown, policy: FirstRoundPolicy = AT_ONCE): SharedPoller | undefined {
   if (!isSharedPollClient(client)) return undefined;
   const pollers = sharedPollers();
   const clock = processClock();
   let poller = pollers.get(client.identity);
-  if (!poller || poller.clock !== clock || poller.pacing !== pacing) {
-    poller = new SharedPoller(client, clock, pacing);
+  if (!poller || poller.clock !== clock || poller.policy !== policy) {
+    poller = new SharedPoller(client, clock, policy);
     pollers.set(client.identity, poller);
   }
   return poller;

@@ -21,7 +21,7 @@ import { safeMessage } from "../../connection";
 import { goneLine, progressLine } from "../progress/lines";
 import { processClock } from "../settings";
 import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
-import { type SharedPoller, sharedPollerFor, type WavePacing } from "./shared-poll";
+import { type SharedPoller, sharedPollerFor, type FirstRoundPolicy } from "./shared-poll";
 
 /** What the wait is for. */
 export type WaitTarget = "running" | "gone";
@@ -131,8 +131,8 @@ export interface WaitOptions {
    * clock, which the shared poller runs on; off with any other clock, whose time it would not follow.
    */
   sharedPolling?: boolean;
-  /** How the first polls of a wave of operations wait for each other (shared-poll.ts); by default they do not. */
-  pacing?: WavePacing;
+  /** When the first polls of operations started together go, as one round (shared-poll.ts); by default at once. */
+  firstRound?: FirstRoundPolicy;
   /**
    * Make the first poll as soon as possible, in place of the schedule's first (default true: the
    * wait follows the request that started the operation, which the service may have finished at
@@ -149,9 +149,9 @@ export interface WaitOptions {
 }
 
 /** The shared poller that waits with these options use, if any (see {@link WaitOptions.sharedPolling}). */
-export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling" | "pacing">): SharedPoller | undefined {
+export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling" | "firstRound">): SharedPoller | undefined {
   const clock = options.clock ?? processClock();
-  return (options.sharedPolling ?? clock === processClock()) ? sharedPollerFor(options.client, options.pacing) : undefined;
+  return (options.sharedPolling ?? clock === processClock()) ? sharedPollerFor(options.client, options.firstRound) : undefined;
 }
 
 /**
@@ -159,7 +159,7 @@ export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "
  * of its connection wait for its answer (see `SharedPoller.sending`); as is without shared polling.
  */
 export function sendStarting<T>(
-  options: Pick<WaitOptions, "client" | "clock" | "sharedPolling" | "pacing">,
+  options: Pick<WaitOptions, "client" | "clock" | "sharedPolling" | "firstRound">,
   request: () => Promise<T>,
 ): Promise<T> {
   return sharedPollerOf(options)?.sending(request) ?? request();
