@@ -6,7 +6,7 @@
  * - generated (`src/generated/`): the code `npm run gen` makes from `@pulumi-cms/contract` (the
  *   client's compiled answer checks, the camelCase types); imports nothing of the package, so any
  *   layer may use it and its generators need nothing but the contract.
- * - shared (`src/shared/`): the camelCase cluster, ownership, process slots, errors' base; imports
+ * - shared (`src/shared/`): the camelCase cluster, ownership, errors' base; imports
  *   nothing of the package (the wire types and the clock are `@pulumi-cms/contract`'s).
  * - client (`src/client/`): the HTTP client of the service; knows nothing of Pulumi.
  * - provider core (`src/provider/`, `src/connection/`): the Cluster's operations (`operations/`),

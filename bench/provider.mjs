@@ -144,8 +144,7 @@ async function benchSingle() {
 
 async function benchLong() {
   const cp = require(`${root}/dist/provider/cluster-provider.js`);
-  const { processSettings, replaceProcessSettings } = require(`${root}/dist/provider/settings.js`);
-  const { rateLimiters } = require(`${root}/dist/client/limiter.js`);
+  const { newHostRuntime } = require(`${root}/dist/hosts/process.js`);
   const { pollInstants, DEFAULT_POLL_SCHEDULE } = require(`${root}/dist/provider/polling/schedule.js`);
   const provTok = newToken("long_provider");
   const baseTok = newToken("long_baseline");
@@ -168,7 +167,7 @@ async function benchLong() {
     const c = (await emu.control.clusters()).find((x) => x.id === id);
     return Date.parse(c.created_at) + durationMs;
   };
-  const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock });
+  const settings = { env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: provTok }, clock };
   const inputs = (name) => ({
     name,
     controlPlanes: 1,
@@ -179,13 +178,13 @@ async function benchLong() {
     __provider: "exports.handler = undefined;",
   });
   const runProvider = async (name, withProgress) => {
-    rateLimiters().clear();
-    // In `pulumi up` the provider runs in the engine's dynamic-provider host, where progress
-    // lines are on (and the waiter lists nodes for them); here a sink that drops the lines
-    // stands in for the engine.
-    replaceProcessSettings({ ...processSettings(), progressSink: withProgress ? { report: () => undefined } : undefined });
+    // A runtime of its own, as a fresh host's: its limiter knows nothing yet. In `pulumi up` the
+    // provider runs in the engine's dynamic-provider host, where progress lines are on (and the
+    // waiter lists nodes for them); here a sink that drops the lines stands in for the engine.
+    const runtime = newHostRuntime({ ...settings, progressSink: withProgress ? { report: () => undefined } : undefined });
+    const provider = cp.createClusterProvider(undefined, runtime);
     const since = nowMs();
-    const res = await cp.clusterProvider.create(inputs(name));
+    const res = await provider.create(inputs(name));
     const noticedAt = clock.now(); // the kubeconfig GET after the noticing poll takes no virtual time
     const reqs = obs.select("provider", since);
     return { ...summarize(reqs), noticeDelayMs: noticedAt - (await readyAtOf(res.id)) };
@@ -217,7 +216,6 @@ async function benchLong() {
       tradeOff: scheduleTradeOff(pollInstants, DEFAULT_POLL_SCHEDULE, durationMs),
     };
   } finally {
-    replaceProcessSettings(previous);
     obs.stop();
     await emu.close();
   }

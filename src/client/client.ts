@@ -13,11 +13,10 @@
 import { parseAnswer, checkKubeconfig, idSegment, sameField, type AnswerShape, type AnswerSource } from "./answers";
 import { callBudget, type Budget, type CallOptions } from "./budget";
 import { UnprovenOwnershipError, isNotFound, isConflict } from "./errors";
-import { limiterKey } from "./limiter";
 import { findLostCreate } from "./lost-create";
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from "./options";
 import { allClusters } from "./pagination";
-import { claimClusterId } from "./reconcile";
+import { claimClusterId, limiterKey } from "./runtime";
 import { withRetry, type RetryDriverOptions, type RetryHooks } from "./retry-driver";
 import { Transport, isExchange, type Exchange, type RequestSpec } from "./transport";
 import type { NameProof } from "../shared/domain/ownership";
@@ -142,6 +141,7 @@ export class CmsClient {
               clock,
               listAll: () => this.#listAll({}, budget),
               serverOffsetMs: () => this.#transport.serverOffsetMs,
+              claimed: this.#options.runtime.claimedIds,
             },
             error,
           ),
@@ -150,7 +150,7 @@ export class CmsClient {
     );
     // A cluster found after a lost reply came from a listing, checked already.
     const created = isExchange(res) ? this.#answer<ApiClusterSummary>("clusterSummary", res, "POST", "/clusters") : res;
-    claimClusterId(created.id);
+    claimClusterId(this.#options.runtime, created.id);
     return created;
   }
 

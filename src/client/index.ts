@@ -48,8 +48,6 @@ export {
 export {
   RateLimiter,
   computePacingDelay,
-  sharedLimiter,
-  limiterKey,
   DEFAULT_LIMITER_OPTIONS,
   type LimiterOptions,
   type LimiterState,
@@ -57,6 +55,7 @@ export {
   type LimiterTicket,
   type PacingOptions,
 } from "./limiter";
+export { sharedLimiter, limiterKey, newClientRuntime, type ClientRuntime } from "./runtime";
 export type { NameProof } from "../shared/domain/ownership";
 export { PACKAGE_VERSION, DEFAULT_USER_AGENT } from "./version";
 export * from "./wire-types";

@@ -3,14 +3,12 @@
  * response and paces requests so the plan's limit is never hit, instead of waiting for 429s.
  *
  * One limiter exists per endpoint + token in the process (the server counts per token), shared
- * by every client, so many resources of one stack draw from one budget.
+ * by every client, so many resources of one stack draw from one budget (`runtime.ts`).
  */
-import { createHash } from "node:crypto";
 import { MAX_RESET_AHEAD_MS, type RateLimitInfo } from "./headers";
 import { DeadlineError } from "./errors/deadline-error";
 import { formatDuration } from "../shared/domain/durations";
 import { type Clock, omitUndefined, systemClock } from "@pulumi-cms/contract";
-import { processSlot } from "../shared/runtime/process-slot";
 
 /** What the limiter knows about the current window. All times are local epoch ms. */
 export interface LimiterState {
@@ -239,30 +237,3 @@ export class RateLimiter {
 
 /** Longest hold for a first response: a caller that never calls `complete` must not block others. */
 const FIRST_RESPONSE_WAIT_MS = 5_000;
-
-/**
- * Registry key for an endpoint + token. The token is hashed: the key may show up in a debugger
- * or a heap dump label, and must not reveal the secret.
- */
-export function limiterKey(endpoint: string, token: string): string {
-  const digest = createHash("sha256").update(token).digest("hex").slice(0, 16);
-  return `${endpoint}#${digest}`;
-}
-
-/**
- * The process's limiters by endpoint + hashed token: every copy of this package in the process
- * (program and provider host) draws from one budget per token.
- */
-export const rateLimiters = processSlot("client.rate-limiters.v1", () => new Map<string, RateLimiter>());
-
-/** The process-wide limiter of an endpoint + token, created on first use. */
-export function sharedLimiter(endpoint: string, token: string): RateLimiter {
-  const key = limiterKey(endpoint, token);
-  const map = rateLimiters();
-  let limiter = map.get(key);
-  if (!limiter) {
-    limiter = new RateLimiter();
-    map.set(key, limiter);
-  }
-  return limiter;
-}

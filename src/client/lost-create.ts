@@ -5,7 +5,6 @@
  */
 import type { Budget } from "./budget";
 import { DeadlineError, NetworkError, UnprovenOwnershipError } from "./errors";
-import { claimedClusterIds } from "./reconcile";
 import { asError, type Recovered } from "./retry-driver";
 import type { ApiCluster, Clock, CreateClusterRequest } from "@pulumi-cms/contract";
 import { formatDuration } from "../shared/domain/durations";
@@ -24,6 +23,8 @@ export interface LostCreate {
   listAll: () => Promise<ApiCluster[]>;
   /** Server clock minus local clock, as the latest answer tells. */
   serverOffsetMs: () => number;
+  /** The ids other creates of the process received (`runtime.ts`): never this one's. */
+  claimed: ReadonlySet<string>;
 }
 
 /**
@@ -46,7 +47,7 @@ export async function findLostCreate(lost: LostCreate, error: unknown): Promise<
       proof: lost.nameProof,
       request: body,
       notBefore: lost.startedLocal + lost.serverOffsetMs(),
-      exclude: claimedClusterIds(),
+      exclude: lost.claimed,
     });
     if (ownership.verdict === "ours") return { value: ownership.cluster };
     if (ownership.verdict === "unproven") {

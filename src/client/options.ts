@@ -1,6 +1,7 @@
 /** Client options, their defaults and their normalisation. */
 import { systemClock, type Clock } from "@pulumi-cms/contract";
 import type { RateLimiter } from "./limiter";
+import { type ClientRuntime, defaultClientRuntime } from "./runtime";
 import { DEFAULT_USER_AGENT } from "./version";
 import { InvalidArgumentError } from "../shared/errors/invalid-argument-error";
 
@@ -66,7 +67,7 @@ export interface ClientOptions {
   /** Called before each retry's wait. */
   onRetry?: (info: RetryInfo) => void;
   /**
-   * `true` (default): pace requests with the process-wide limiter of this endpoint + token.
+   * `true` (default): pace requests with the limiter of this endpoint + token in {@link ClientOptions.runtime}.
    * `false`: no pacing. A `RateLimiter` instance (internal, not exported): use that one (tests
    * inject a clock).
    */
@@ -78,6 +79,12 @@ export interface ClientOptions {
    * wall clock.
    */
   clock?: Clock;
+  /**
+   * What this client shares with the other clients of the process: the limiter of its endpoint +
+   * token and the ids creates received (internal, not exported: the provider's hosts hand the
+   * process's down). Default: the one every client made without one shares.
+   */
+  runtime?: ClientRuntime;
 }
 
 /** Options after merging defaults and normalising. */
@@ -99,6 +106,7 @@ export interface ResolvedClientOptions {
   onRetry?: (info: RetryInfo) => void;
   limiter: boolean | RateLimiter;
   clock: Clock;
+  runtime: ClientRuntime;
 }
 
 /** Defaults merged under the caller's options. */
@@ -177,5 +185,6 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     onRetry: options.onRetry,
     limiter: options.limiter ?? DEFAULT_CLIENT_OPTIONS.limiter,
     clock: options.clock ?? systemClock,
+    runtime: options.runtime ?? defaultClientRuntime(),
   };
 }

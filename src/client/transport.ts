@@ -9,7 +9,8 @@ import type { Budget } from "./budget";
 import { errorFromResponse, networkErrorFrom } from "./error-mapping";
 import { ApiError, NetworkError } from "./errors";
 import { parseDateHeader, parseRateLimitHeaders, parseRetryAfter, quoteHeader, toHeaderBag, type HeaderBag } from "./headers";
-import { RateLimiter, sharedLimiter } from "./limiter";
+import { RateLimiter } from "./limiter";
+import { sharedLimiter } from "./runtime";
 import type { ResolvedClientOptions } from "./options";
 import { PLAIN_HTTP_CODE, serverRequestedDelay, type RetryInput } from "./retry";
 import { omitUndefined } from "@pulumi-cms/contract";
@@ -54,7 +55,11 @@ export class Transport {
     this.#options = options;
     this.endpoint = options.endpoint;
     this.#limiter =
-      options.limiter instanceof RateLimiter ? options.limiter : options.limiter ? sharedLimiter(options.endpoint, token) : undefined;
+      options.limiter instanceof RateLimiter
+        ? options.limiter
+        : options.limiter
+          ? sharedLimiter(options.runtime, options.endpoint, token)
+          : undefined;
     this.#http = axios.create({
       baseURL: `${options.endpoint}/v1`,
       timeout: options.timeoutMs,

@@ -8,6 +8,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { type Connection, dropEmpty, resolveConnection } from "../connection";
 import { type LookupCall, runLookup } from "../provider/lookups";
 import { connectionFromStackConfig, refusePlainStackToken } from "../connection/stack-config";
+import { processRuntime } from "../hosts/process";
 
 export { connectionFromStackConfig };
 
@@ -38,7 +39,7 @@ export function functionConnection(connection: FunctionConnectionArgs | undefine
   });
 }
 
-/** Run the checked lookup `call` of the function `fn` (see `provider/lookups.ts`). */
+/** Run the checked lookup `call` of the function `fn` (see `provider/lookups.ts`), drawing on the process's limiters. */
 export function callApi<T>(fn: string, connection: FunctionConnectionArgs | undefined, call: LookupCall<T>): Promise<T> {
-  return runLookup(fn, functionConnection(connection), call);
+  return runLookup(processRuntime(), fn, functionConnection(connection), call);
 }

@@ -13,10 +13,6 @@
  */
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { processSlot } from "../shared/runtime/process-slot";
-
-/** Whether a watchdog runs in this process (one, whichever copy of the package started it). */
-const watchdogState = processSlot("provider-host.engine-watchdog.v1", () => ({ started: false }));
 
 /** How often the engine's address is probed. */
 export const WATCHDOG_INTERVAL_MS = 10_000;
@@ -98,12 +94,13 @@ export function processAlive(identity: ProcessIdentity): boolean {
  * provider process) it does nothing. The timer never keeps the process alive by itself.
  */
 export function startEngineWatchdog(
+  /** Whether a watchdog runs in this process: its runtime's (one, whichever copy of the package started it). */
+  watchdog: { started: boolean },
   address: string | undefined,
   exit: (code: number) => void = (code) => process.exit(code),
   intervalMs: number = WATCHDOG_INTERVAL_MS,
   engine: ProcessIdentity | undefined = address ? engineProcess() : undefined,
 ): (() => void) | undefined {
-  const watchdog = watchdogState();
   if (!address || watchdog.started) return undefined;
   watchdog.started = true;
   let refused = 0;

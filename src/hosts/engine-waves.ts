@@ -17,7 +17,7 @@
  * that passed, {@link EngineWaves.settled} once the operation starts or a diff finds no change.
  */
 import { availableParallelism } from "node:os";
-import { type FirstRound, type FirstRoundPolicy, touchSharedPollers } from "../provider/polling/shared-poll";
+import { type FirstRound, type FirstRoundPolicy, type SharedPoller, touchSharedPollers } from "../provider/polling/shared-poll";
 
 /**
  * The number of operations the Pulumi CLI runs at once unless told otherwise: `PULUMI_PARALLEL`
@@ -58,14 +58,16 @@ export interface ExpectedOperations {
 /** One host's view of the engine's waves: when its shared pollers' first rounds go. */
 export class EngineWaves implements FirstRoundPolicy {
   /**
-   * @param state where the expected operations are kept (the dynamic host's is a process slot,
-   *   shared by every copy of the package in its process)
+   * @param state where the expected operations are kept (the dynamic host's are its process's
+   *   runtime's, shared by every copy of the package in its process)
    * @param spells the quiet spells
+   * @param pollers the pollers that follow the waves (the runtime's), told when the engine adds to a wave
    * @param slots the engine's slots before a wave has shown them
    */
   constructor(
     private readonly state: () => ExpectedOperations,
     private readonly spells: QuietSpells,
+    private readonly pollers: Map<string, SharedPoller>,
     private readonly slots: number = defaultEngineSlots(),
   ) {}
 
@@ -93,12 +95,12 @@ export class EngineWaves implements FirstRoundPolicy {
     if (urn === undefined) return;
     expected.urns.add(urn);
     // The engine is still adding to the wave: a first round waiting for it waits on.
-    touchSharedPollers();
+    touchSharedPollers(this.pollers);
   }
 
   /** No operation is to come for `urn` any more: it is starting, or its diff found no change. */
   settled(urn: string | undefined): void {
-    if (urn !== undefined && this.state().urns.delete(urn)) touchSharedPollers();
+    if (urn !== undefined && this.state().urns.delete(urn)) touchSharedPollers(this.pollers);
   }
 }
 

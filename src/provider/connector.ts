@@ -9,6 +9,7 @@ import { statusOf } from "../client/errors";
 import { dropEmpty, resolveConnection, type Connection, type ConnectionInputs } from "../connection";
 import { retryLine } from "./progress/lines";
 import type { ProviderSettings } from "./settings";
+import type { ClientRuntime } from "../client/runtime";
 
 let clientModule: Promise<typeof import("../client/index.js")> | undefined;
 const whenLoaded: Array<() => void> = [];
@@ -48,6 +49,8 @@ export interface ConnectorSources {
   configured(): ConnectionInputs;
   /** The provider's settings now: the environment and extra client options. */
   settings(): ProviderSettings;
+  /** What the clients share (the process's runtime: `runtime.ts`). */
+  runtime: ClientRuntime;
 }
 
 /** A resource's client and the connection it uses. */
@@ -131,6 +134,7 @@ export class Connector {
       onRetry,
       endpoint: connection.endpoint,
       token: connection.token,
+      runtime: this.sources.runtime,
     });
   }
 

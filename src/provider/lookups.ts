@@ -5,6 +5,7 @@
  * and the rule, and every failure is an {@link OperationError} naming the lookup, never the token.
  */
 import type { CmsClient } from "../client";
+import type { ClientRuntime } from "../client/runtime";
 import { type Connection, safeMessage } from "../connection";
 import { type ClusterInfo, type NodeInfo, toClusterInfo, toNodeInfo } from "../shared/domain/cluster-info";
 import { codeOf } from "../shared/errors/cms-error";
@@ -87,13 +88,13 @@ export function lookupKubeconfig(args: { clusterId?: unknown }): LookupCall<GetK
 }
 
 /**
- * Run one checked lookup `fn` over `connection`, turning failures into an {@link OperationError}
+ * Run one checked lookup `fn` over `connection`, with the clients of `runtime` (the process's), turning failures into an {@link OperationError}
  * that names the lookup, keeps the failure's `code` and never contains the token.
  */
-export async function runLookup<T>(fn: string, connection: Connection, call: LookupCall<T>): Promise<T> {
+export async function runLookup<T>(runtime: ClientRuntime, fn: string, connection: Connection, call: LookupCall<T>): Promise<T> {
   // Loaded on the first call: a program that calls no function does not load the HTTP client.
   const { createClient } = await import("../client/index.js");
-  const client = createClient({ endpoint: connection.endpoint, token: connection.token });
+  const client = createClient({ endpoint: connection.endpoint, token: connection.token, runtime });
   try {
     return await call(client);
   } catch (e) {

@@ -17,8 +17,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { SEED_RESOURCE_NAME, SEED_TYPE_NAME } from "./type-token";
 import { CLUSTER_MODULE } from "./type-token";
 import { stackHasSeed, stateRecordOf } from "./state-record";
-import { DRAWN_SEEDS_KEY } from "../shared/runtime/drawn-seeds";
-import { processSlot } from "../shared/runtime/process-slot";
+import { DRAWN_SEEDS_KEY } from "../hosts/process";
+import { programRuntime } from "./program-runtime";
 
 /** A string, so the serialized provider carries it as text rather than a reference to a module. */
 const DRAWN_SEEDS: string = DRAWN_SEEDS_KEY;
@@ -26,7 +26,7 @@ const DRAWN_SEEDS: string = DRAWN_SEEDS_KEY;
 /**
  * The provider the engine runs for the seed. Self-contained on purpose: the serialized text is
  * all that stacks keep, so it loads nothing from this package and no release can break it.
- * `create` notes the value in the host process (`shared/runtime/drawn-seeds.ts`): the clusters created
+ * `create` notes the value in the host process (the runtime's `drawnSeeds`, `hosts/process.ts`): the clusters created
  * there next know that no earlier run can have left a cluster named from it.
  */
 const seedProvider: pulumi.dynamic.ResourceProvider = {
@@ -60,12 +60,6 @@ class AutoNameSeed extends pulumi.dynamic.Resource {
 }
 
 /**
- * This program run's seed resource (a program runs one stack): one, even when two copies of the
- * package are loaded in the program.
- */
-const programSeed = processSlot<{ resource?: { value: pulumi.Output<string> } }>("resources.autoname-seed.v1", () => ({}));
-
-/**
  * The seed for the auto-named Cluster `urn`: the stack's, registering it on first use. A cluster
  * the state records (it keeps its name) in a stack that has no seed yet gets none, so a stack made
  * by release 0.2.0 gets no new resource on upgrade. Always the resource's output, even when the
@@ -75,8 +69,9 @@ const programSeed = processSlot<{ resource?: { value: pulumi.Output<string> } }>
 export function autoNameSeedFor(urn: pulumi.Output<string>): pulumi.Output<string | undefined> {
   return pulumi.all([stateRecordOf(urn), stackHasSeed()]).apply(([record, hasSeed]): pulumi.Output<string | undefined> => {
     if (record && !hasSeed) return pulumi.output(undefined);
-    const slot = programSeed();
-    slot.resource ??= new AutoNameSeed();
-    return slot.resource.value;
+    // This program run's (one, even when two copies of the package are loaded in the program).
+    const { seed } = programRuntime();
+    seed.resource ??= new AutoNameSeed();
+    return seed.resource.value;
   });
 }

@@ -13,7 +13,7 @@
  * record is simply absent and the provider relies on what it sees itself.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { processSlot } from "../shared/runtime/process-slot";
+import { programRuntime } from "./program-runtime";
 import { SEED_TYPE } from "./type-token";
 
 /** The part of a recorded Cluster the provider uses. */
@@ -26,16 +26,11 @@ export interface StateRecord {
 
 const READ_STACK_RESOURCE_OUTPUTS = "pulumi:pulumi:readStackResourceOutputs";
 
-/** The program's read of the stack's recorded outputs, by stack (one read per program run). */
-const stackOutputs = processSlot<{ read?: { stack: string; outputs: Promise<Record<string, unknown>> } }>(
-  "resources.stack-outputs.v1",
-  () => ({}),
-);
-
 /** Outputs of every resource of this stack, by URN, as last recorded; `{}` when unreadable. */
 function recordedOutputs(): Promise<Record<string, unknown>> {
   const stack = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
-  const slot = stackOutputs();
+  // One read per program run.
+  const slot = programRuntime().stackOutputs;
   if (slot.read?.stack !== stack) {
     const outputs = Promise.resolve()
       .then(() => pulumi.runtime.invoke(READ_STACK_RESOURCE_OUTPUTS, { stackName: stack }))

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, type RunningEmulator } from "../../packages/emulator/src";
 import { RateLimitedError, RateLimiter, sharedLimiter } from "../../src/client";
-import { client, emulator, rejection } from "../support/client";
+import { client, clientRuntime, emulator, rejection } from "../support/client";
 
 /**
  * The limiter against the real emulator. The emulator's rate-limit windows follow its clock, so
@@ -85,7 +85,7 @@ describe("shared limiter against the emulator (wall clock)", () => {
     try {
       const c = client(emuWall);
       await c.listClusters();
-      const state = sharedLimiter(emuWall.url, emuWall.token).snapshot();
+      const state = sharedLimiter(clientRuntime(), emuWall.url, emuWall.token).snapshot();
       expect(state.limit).toBe(10_000);
       expect(state.remaining).toBe(9_999);
       expect(state.inFlight).toBe(0);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { DeadlineError, RateLimiter, computePacingDelay, limiterKey, parseRateLimitHeaders, sharedLimiter } from "../../src/client";
-import { resetProcess } from "../support/process";
+import {
+  DeadlineError,
+  RateLimiter,
+  computePacingDelay,
+  limiterKey,
+  newClientRuntime,
+  parseRateLimitHeaders,
+  sharedLimiter,
+} from "../../src/client";
 
 const START = Date.UTC(2030, 0, 1, 12, 0, 0, 250);
 
@@ -223,13 +230,12 @@ describe("RateLimiter against a simulated 100-a-minute server", () => {
 
 describe("shared limiter registry", () => {
   it("hands every client of one endpoint + token the same limiter, and others a different one", () => {
-    resetProcess();
-    const a = sharedLimiter("http://127.0.0.1:1", "secret-token-aaaa");
-    expect(sharedLimiter("http://127.0.0.1:1", "secret-token-aaaa")).toBe(a);
-    expect(sharedLimiter("http://127.0.0.1:1", "secret-token-bbbb")).not.toBe(a);
-    expect(sharedLimiter("http://127.0.0.1:2", "secret-token-aaaa")).not.toBe(a);
-    resetProcess();
-    expect(sharedLimiter("http://127.0.0.1:1", "secret-token-aaaa")).not.toBe(a);
+    const runtime = newClientRuntime();
+    const a = sharedLimiter(runtime, "http://127.0.0.1:1", "secret-token-aaaa");
+    expect(sharedLimiter(runtime, "http://127.0.0.1:1", "secret-token-aaaa")).toBe(a);
+    expect(sharedLimiter(runtime, "http://127.0.0.1:1", "secret-token-bbbb")).not.toBe(a);
+    expect(sharedLimiter(runtime, "http://127.0.0.1:2", "secret-token-aaaa")).not.toBe(a);
+    expect(sharedLimiter(newClientRuntime(), "http://127.0.0.1:1", "secret-token-aaaa")).not.toBe(a);
   });
 
   it("keys by a hash of the token, never the token itself", () => {

@@ -2,7 +2,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
-import { resetProcess } from "../support/process";
 import { CmsError } from "../../src/shared/errors/cms-error";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import {
@@ -27,7 +26,6 @@ const ids: string[] = [];
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  resetProcess();
   emu = await startEmulator({ port: 0, provisionSeconds: 0.2, scaleSeconds: 0.1, deleteSeconds: 0.1 });
   connection = { endpoint: emu.url, token: emu.token };
   const client = createClient(connection);

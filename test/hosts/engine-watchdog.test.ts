@@ -32,7 +32,7 @@ async function engine(): Promise<string> {
 /** Resolves with the exit code once the watchdog asks to exit. */
 function watch(address: string, intervalMs: number): Promise<number> {
   return new Promise((resolve) => {
-    stop = startEngineWatchdog(address, resolve, intervalMs);
+    stop = startEngineWatchdog({ started: false }, address, resolve, intervalMs);
   });
 }
 
@@ -59,7 +59,7 @@ describe("engine watchdog", () => {
   });
 
   it("does nothing outside a provider process (no engine address)", () => {
-    expect(startEngineWatchdog(undefined, () => undefined, 10)).toBeUndefined();
+    expect(startEngineWatchdog({ started: false }, undefined, () => undefined, 10)).toBeUndefined();
   });
 
   it.runIf(fs.existsSync("/proc/self/stat"))(
@@ -72,7 +72,7 @@ describe("engine watchdog", () => {
       const watchdogJs = path.join(REPO_ROOT, "dist", "hosts", "engine-watchdog.js");
       fs.writeFileSync(
         provider,
-        `require(${JSON.stringify(watchdogJs)}).startEngineWatchdog(${JSON.stringify(address)}, (code) => process.exit(code), 50);
+        `require(${JSON.stringify(watchdogJs)}).startEngineWatchdog({ started: false }, ${JSON.stringify(address)}, (code) => process.exit(code), 50);
 console.log(process.pid);
 setInterval(() => {}, 1000);
 `,

@@ -10,18 +10,15 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import { kubernetesProviderArgs } from "../../src/kubernetes";
-import { clusterProvider } from "../../src/provider/cluster-provider";
-import { resetProcess } from "../support/process";
+import { clusterProvider, freshRuntime } from "../support/provider";
 
 let emu: RunningEmulator;
 
 beforeAll(async () => {
-  resetProcess();
   emu = await startEmulator({ port: 0, provisionSeconds: 0.3, scaleSeconds: 0.2, deleteSeconds: 0.2 });
-  resetProcess({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
+  freshRuntime({ env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token } });
 });
 afterAll(async () => {
-  resetProcess();
   await emu.close();
 });
 

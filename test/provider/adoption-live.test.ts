@@ -7,12 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../packages/emulator/src";
-import { clusterProvider } from "../../src/provider/cluster-provider";
-import { replaceProcessSettings } from "../../src/provider/settings";
 import { derivedAutoName } from "../../src/provider/naming/auto-name";
-import { DRAWN_SEEDS_KEY } from "../../src/shared/runtime/drawn-seeds";
-import { processSingleton } from "@pulumi-cms/contract";
-import { emulatorForProvider, inputs, rejection } from "../support/provider";
+import { clusterProvider, emulatorForProvider, inputs, rejection, testRuntime } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -178,11 +174,13 @@ describe("a cluster left by an interrupted run", () => {
   });
 
   it("is not looked for when the stack's seed was drawn in this process (new in this run): no listing", async () => {
-    // What the seed's provider does in the host when the engine creates the stack's seed.
+    // What the seed's provider does in the host when the engine creates the stack's seed
+    // (`test/hosts/process.test.ts`: the process runtime's seeds are the ones it writes).
     const fresh = "f7e5f7e5f7e5f7e5f7e5f7e5f7e5f7e5";
-    processSingleton(Symbol.for(DRAWN_SEEDS_KEY), () => new Set<string>()).add(fresh);
-    const previous = replaceProcessSettings({});
-    replaceProcessSettings({ ...previous, sharedPolling: false });
+    const runtime = testRuntime();
+    runtime.drawnSeeds.add(fresh);
+    const previous = runtime.settings;
+    runtime.settings = { ...previous, sharedPolling: false };
     try {
       await emu.control.resetRequestCounts();
       const created = await clusterProvider.create(await checked(urn(), {}, { __seed: fresh }));
@@ -195,7 +193,7 @@ describe("a cluster left by an interrupted run", () => {
       await clusterProvider.create(await checked(urn()));
       expect((await emu.control.requestCounts())["GET /v1/clusters"]).toBe(1);
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 
@@ -215,8 +213,9 @@ describe("a cluster left by an interrupted run", () => {
   it("costs one shared listing for many creates that start together", async () => {
     const all = await Promise.all([1, 2, 3, 4, 5].map(() => checked(urn())));
     // Shared status polling off, so every listing counted is a lookup.
-    const previous = replaceProcessSettings({});
-    replaceProcessSettings({ ...previous, sharedPolling: false });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { ...previous, sharedPolling: false };
     try {
       await emu.control.resetRequestCounts();
       await Promise.all(all.map((news) => clusterProvider.create(news)));
@@ -224,7 +223,7 @@ describe("a cluster left by an interrupted run", () => {
       expect(counts["GET /v1/clusters"]).toBe(1);
       expect(counts["POST /v1/clusters"]).toBe(5);
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 });

@@ -1,9 +1,8 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { checkCluster, endpointProblem } from "../../src/provider/properties/check";
 import { derivedAutoName } from "../../src/provider/naming/auto-name";
-import { clusterProvider } from "../../src/provider/cluster-provider";
-import { replaceProcessSettings } from "../../src/provider/settings";
 import { UNKNOWN } from "../../src/provider/properties/unknown";
+import { clusterProvider, testRuntime } from "../support/provider";
 
 const URN = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cms:Cluster::prod";
 const valid = { name: "prod", controlPlanes: 3, workers: 2, nodeSize: "medium" };
@@ -158,12 +157,14 @@ describe("check", () => {
   });
 
   it("the provider's check fails without an endpoint or token, naming every way to set them, as create would", async () => {
-    const previous = replaceProcessSettings({ env: {} });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: {} };
     try {
       await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(
         /No Cluster Management Service endpoint is configured: .*pulumi config set cms:endpoint <url>.*CMS_ENDPOINT/,
       );
-      replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com" } });
+      runtime.settings = { env: { CMS_ENDPOINT: "https://cms.example.com" } };
       await expect(clusterProvider.check({}, { ...valid, __urn: URN })).rejects.toThrow(
         /No Cluster Management Service token is configured/,
       );
@@ -171,13 +172,17 @@ describe("check", () => {
       const unknown = await clusterProvider.check({}, { ...valid, __urn: URN, connection: { endpoint: UNKNOWN, token: UNKNOWN } });
       expect(unknown.failures).toEqual([]);
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 
   it("the provider's check also requires a name when importing", async () => {
-    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
-    onTestFinished(() => void replaceProcessSettings(previous));
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } };
+    onTestFinished(() => {
+      runtime.settings = previous;
+    });
     const r = await clusterProvider.check({}, { ...valid, name: undefined, __import: "cls_0123456789abcdef", __urn: URN });
     expect(r.failures).toEqual([
       { property: "name", reason: "name is required with the import option: set it to the existing cluster's name" },
@@ -187,8 +192,12 @@ describe("check", () => {
   });
 
   it("refuses an import id that is not of the cluster id's shape, before any API call", async () => {
-    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } });
-    onTestFinished(() => void replaceProcessSettings(previous));
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-check-0123" } };
+    onTestFinished(() => {
+      runtime.settings = previous;
+    });
     const r = await clusterProvider.check({}, { ...valid, __import: "../../admin" });
     expect(r.failures).toEqual([
       {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { alternativeTokens, Connector } from "../../src/provider/connector";
+import { newClientRuntime } from "../../src/client/runtime";
 
 describe("alternativeTokens", () => {
   it("after a refused explicit token: the stack config's, then CMS_TOKEN's, each once and never the one in use", () => {
@@ -25,7 +26,7 @@ describe("alternativeTokens", () => {
 
 describe("Connector.resolve", () => {
   const connector = (configured: Record<string, string>, env: Record<string, string>) =>
-    new Connector({ configured: () => configured, settings: () => ({ env }) });
+    new Connector({ configured: () => configured, settings: () => ({ env }), runtime: newClientRuntime() });
 
   it("takes the explicit connection, then the stack configuration, then the environment", () => {
     const env = { CMS_ENDPOINT: "https://env.example.com", CMS_TOKEN: "tok-env-0123" };

@@ -7,14 +7,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { ManualClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../src/shared/errors/cms-error";
-import { resetProcess } from "../support/process";
 import { type AnswerKind, type BreakingService, type Reply, WELL_SHAPED_PATH, breakingService } from "../support/breaking-service";
 import { everyFace } from "../support/client";
-import { inputs, rejection } from "../support/provider";
+import { clusterProvider, freshRuntime, inputs, rejection } from "../support/provider";
 
 let svc: BreakingService | undefined;
 afterEach(async () => {
@@ -28,7 +26,7 @@ const ONE_MINUTE = 60_000;
 async function serve(reply: (kind: AnswerKind, good: Reply, count: number) => Reply | undefined, runningAfter?: number) {
   svc = await breakingService(reply, runningAfter);
   const clock = new ManualClock(Date.now());
-  resetProcess({
+  freshRuntime({
     env: { CMS_ENDPOINT: svc.url, CMS_TOKEN: svc.token },
     clock,
     clientOptions: { clock, limiter: new RateLimiter({ clock }), minRetryDelayMs: 10, maxRetryDelayMs: 100, settleWindowMs: 200 },

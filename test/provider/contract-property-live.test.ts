@@ -12,11 +12,9 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CmsClient, ContractError, RateLimiter, createClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { isClusterId, ManualClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../src/shared/errors/cms-error";
-import { resetProcess } from "../support/process";
 import {
   type AnswerKind,
   type BreakingService,
@@ -26,7 +24,7 @@ import {
   breakingService,
 } from "../support/breaking-service";
 import { everyFace } from "../support/client";
-import { inputs } from "../support/provider";
+import { clusterProvider, freshRuntime, inputs } from "../support/provider";
 import { type Violation, violate, violations } from "../support/violations";
 
 const DEADLINE_MS = 60_000;
@@ -177,7 +175,7 @@ describe("random breaches of the contract", () => {
         svc = await breakingService(replyOf(sc));
         const s = svc;
         const clock = new ManualClock(Date.now());
-        resetProcess({
+        freshRuntime({
           env: { CMS_ENDPOINT: s.url, CMS_TOKEN: s.token },
           clock,
           clientOptions: { clock, limiter: new RateLimiter({ clock }), minRetryDelayMs: 10, maxRetryDelayMs: 100, settleWindowMs: 200 },

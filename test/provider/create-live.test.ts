@@ -2,10 +2,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { emulator } from "../support/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
-import { replaceProcessSettings } from "../../src/provider/settings";
 import { ClusterInitError } from "../../src/provider/errors";
-import { emulatorForProvider, forgetStackConfig, inputs, rejection, showProgress } from "../support/provider";
+import { clusterProvider, emulatorForProvider, forgetStackConfig, inputs, rejection, showProgress, testRuntime } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -70,14 +68,16 @@ describe("create", () => {
   });
 
   it("uses an explicit connection over the environment", async () => {
-    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "http://127.0.0.1:9", CMS_TOKEN: "wrong" } });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: { CMS_ENDPOINT: "http://127.0.0.1:9", CMS_TOKEN: "wrong" } };
     try {
       const res = await clusterProvider.create(inputs({ name: "explicit", connection: { endpoint: emu.url, token: emu.token } }));
       expect(res.outs.status).toBe("running");
       // The connection travels to the outputs so read and delete can use it (the engine keeps the token secret).
       expect(res.outs.connection).toEqual({ endpoint: emu.url, token: emu.token });
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 
@@ -166,17 +166,21 @@ describe("create", () => {
   });
 
   it("says how to configure the connection when none is set", async () => {
-    const previous = replaceProcessSettings({ env: {} });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: {} };
     try {
       const err = await rejection(clusterProvider.create(inputs()));
       expect(err.message).toMatch(/pulumi config set cms:endpoint/);
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 
   it("takes the connection from the stack config given to configure", async () => {
-    const previous = replaceProcessSettings({ env: {} });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: {} };
     try {
       const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": emu.token };
       await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
@@ -185,7 +189,7 @@ describe("create", () => {
       expect(res.outs).not.toHaveProperty("connection");
     } finally {
       await forgetStackConfig();
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 });

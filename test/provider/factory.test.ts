@@ -4,8 +4,8 @@
  * the default one.
  */
 import { describe, expect, it } from "vitest";
-import { clusterProvider, createClusterProvider } from "../../src/provider/cluster-provider";
-import { replaceProcessSettings } from "../../src/provider/settings";
+import { createClusterProvider } from "../../src/provider/cluster-provider";
+import { newHostRuntime } from "../../src/hosts/process";
 
 const inputs = { controlPlanes: 1, workers: 1, nodeSize: "small", __urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::c" };
 
@@ -20,14 +20,11 @@ describe("createClusterProvider", () => {
     await expect(bare.check({}, inputs)).rejects.toThrow(/No Cluster Management Service endpoint is configured/);
   });
 
-  it("the process's settings change the default provider only", async () => {
-    const other = createClusterProvider({ env: {} });
-    const previous = replaceProcessSettings({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-factory-0123" } });
-    try {
-      expect((await clusterProvider.check({}, inputs)).failures).toEqual([]);
-      await expect(other.check({}, inputs)).rejects.toThrow(/No Cluster Management Service endpoint/);
-    } finally {
-      replaceProcessSettings(previous);
-    }
+  it("the runtime's settings are the default provider's; a provider's own settings win over them", async () => {
+    const runtime = newHostRuntime({ env: { CMS_ENDPOINT: "https://cms.example.com", CMS_TOKEN: "tok-factory-0123" } });
+    const byDefault = createClusterProvider(undefined, runtime);
+    const other = createClusterProvider({ env: {} }, runtime);
+    expect((await byDefault.check({}, inputs)).failures).toEqual([]);
+    await expect(other.check({}, inputs)).rejects.toThrow(/No Cluster Management Service endpoint/);
   });
 });

@@ -2,9 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
 import { waitForStatus } from "../support/emulator";
-import { emulatorForProvider, inputs, rejection } from "../support/provider";
+import { clusterProvider, emulatorForProvider, inputs, rejection } from "../support/provider";
 
 let emu: RunningEmulator;
 let existingId: string;

@@ -1,12 +1,19 @@
 /** read against the real emulator: refresh, drift, out-of-band delete, kubeconfig rotation, adopt. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
-import { clusterProvider } from "../../src/provider/cluster-provider";
-import { replaceProcessSettings } from "../../src/provider/settings";
 import { diffCluster } from "../../src/provider/properties/diff";
 import { checkCluster } from "../../src/provider/properties/check";
 import { waitForStatus, waitUntilGone } from "../support/emulator";
-import { created, emulatorForProvider, forgetStackConfig, inputs, rejection, showProgress } from "../support/provider";
+import {
+  clusterProvider,
+  created,
+  emulatorForProvider,
+  forgetStackConfig,
+  inputs,
+  rejection,
+  showProgress,
+  testRuntime,
+} from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -145,13 +152,15 @@ describe("read", () => {
     const { id, outs } = await created("refused");
     const token = "tok-read-secret-should-not-appear";
     // No other token configured: nothing to fall back to.
-    const previous = replaceProcessSettings({ env: {} });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: {} };
     try {
       const err = await rejection(clusterProvider.read(id, { ...outs, connection: { endpoint: emu.url, token } }));
       expect(err.message).toMatch(new RegExp(`reading cluster ${id} failed: .*(invalid|expired)`));
       expect(err.message).not.toContain(token);
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
     }
   });
 
@@ -174,7 +183,9 @@ describe("read", () => {
     const { id, outs } = await created("config-stale");
     const config: Record<string, string> = { "cms:endpoint": emu.url, "cms:token": "tok-stale-config-token" };
     await clusterProvider.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] } });
-    const previous = replaceProcessSettings({ env: {} });
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { env: {} };
     try {
       for (const op of [() => clusterProvider.read(id, outs), () => clusterProvider.delete(id, outs)]) {
         const err = await rejection(op());
@@ -183,7 +194,7 @@ describe("read", () => {
         expect(err.message).not.toContain("tok-stale-config-token");
       }
     } finally {
-      replaceProcessSettings(previous);
+      runtime.settings = previous;
       await forgetStackConfig();
     }
   });

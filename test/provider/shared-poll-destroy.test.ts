@@ -30,7 +30,7 @@ describe("first polls after DELETEs that come one by one", () => {
         },
       },
       systemClock,
-      new EngineWaves(() => expected, ENGINE_SPELLS),
+      new EngineWaves(() => expected, ENGINE_SPELLS, new Map()),
     );
     const firstAfterDelete = (id: string) => poller.observe(id, 60_000, { first: true, gone: true });
     // The engine's first wave: two deletes at once. Nothing has shown how this service deletes

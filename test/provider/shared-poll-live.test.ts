@@ -5,14 +5,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
 import { SharedPoller, sharedPollerFor } from "../../src/provider/polling/shared-poll";
 import { defaultEngineSlots, ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
 import { waitForCluster } from "../../src/provider/polling/waiter";
-import { sharedPollers } from "../../src/provider/polling/shared-poll";
 import { systemClock } from "@pulumi-cms/contract";
 import { eventually } from "../support/eventually.mjs";
-import { emulatorForProvider, inputs, showProgress } from "../support/provider";
+import { clusterProvider, emulatorForProvider, inputs, showProgress, testRuntime } from "../support/provider";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -23,7 +21,7 @@ afterAll(async () => {
   await emu.close();
 });
 beforeEach(async () => {
-  sharedPollers().clear();
+  testRuntime().pollers.clear();
   await emu.control.clearFaults();
   await emu.control.resetRequestCounts();
 });
@@ -75,7 +73,7 @@ describe("shared polling against the emulator (real time)", () => {
     const client = createClient({ endpoint: emu.url, token: emu.token });
     const { id } = await client.createCluster({ name: "alone", control_planes: 1, workers: 1, node_size: "small" });
     await emu.control.resetRequestCounts();
-    const cluster = await waitForCluster({ client, id, target: "running", timeoutMs: 30_000 });
+    const cluster = await waitForCluster({ client, id, target: "running", timeoutMs: 30_000, pollers: testRuntime() });
     expect(cluster?.status).toBe("running");
     const counts = await emu.control.requestCounts();
     expect(counts["GET /v1/clusters"]).toBeUndefined();
@@ -90,7 +88,9 @@ describe("shared polling against the emulator (real time)", () => {
       ),
     );
     await emu.control.injectFault({ kind: "status", status: 503, method: "GET", path: "/v1/clusters", count: 1 });
-    const results = await Promise.all(ids.map((id) => waitForCluster({ client, id, target: "running", timeoutMs: 30_000 })));
+    const results = await Promise.all(
+      ids.map((id) => waitForCluster({ client, id, target: "running", timeoutMs: 30_000, pollers: testRuntime() })),
+    );
     expect(results.map((c) => c?.status)).toEqual(["running", "running"]);
     expect((await emu.control.requestCounts())["GET /v1/clusters"]).toBeGreaterThanOrEqual(2);
   });
@@ -103,7 +103,7 @@ describe("shared polling against the emulator (real time)", () => {
       ),
     );
     const waits = ids.map((id) =>
-      waitForCluster({ client, id, target: "running", timeoutMs: 30_000 }).then(
+      waitForCluster({ client, id, target: "running", timeoutMs: 30_000, pollers: testRuntime() }).then(
         (c) => c?.status,
         (e: Error & { reason?: string }) => e.reason,
       ),
@@ -195,7 +195,7 @@ describe("SharedPoller rules (fake client)", () => {
   /** The dynamic host's waves, on an expected set of their own. */
   const dynamicWaves = (slots?: number) => {
     const expected = noExpectedOperations();
-    return new EngineWaves(() => expected, ENGINE_SPELLS, slots);
+    return new EngineWaves(() => expected, ENGINE_SPELLS, testRuntime().pollers, slots);
   };
 
   it("holds a wave's first polls until its requests are answered, then serves them with one listing", async () => {
@@ -230,7 +230,7 @@ describe("SharedPoller rules (fake client)", () => {
   it("while the engine has operations to come, a first poll waits for a quiet spell so the next one joins it", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
     const waves = dynamicWaves();
-    const poller = sharedPollerFor({ ...f.client, identity: "fake-expecting" }, waves);
+    const poller = sharedPollerFor(testRuntime(), systemClock, { ...f.client, identity: "fake-expecting" }, waves);
     if (!poller) throw new Error("a listing client has a shared poller");
     const next = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::b";
     waves.checked(next);
@@ -246,14 +246,14 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1"]);
     } finally {
       waves.settled(next);
-      sharedPollers().clear();
+      testRuntime().pollers.clear();
     }
   });
 
   it("while a checked operation does not start, a first poll waits for a short quiet spell only: the engine's slots are full", async () => {
     const f = fakeClient(() => [cluster("a", "running"), cluster("b", "running")]);
     const waves = dynamicWaves();
-    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots-full" }, waves);
+    const poller = sharedPollerFor(testRuntime(), systemClock, { ...f.client, identity: "fake-slots-full" }, waves);
     if (!poller) throw new Error("a listing client has a shared poller");
     const blocked = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::blocked";
     // Something happens on the connection every 90 ms: more than SLOTS_FULL_MS apart, less than
@@ -270,14 +270,14 @@ describe("SharedPoller rules (fake client)", () => {
     } finally {
       clearInterval(busy);
       waves.settled(blocked);
-      sharedPollers().clear();
+      testRuntime().pollers.clear();
     }
   });
 
   it("once a wave has shown the engine's slots, a wave that fills them goes without waiting for a quiet spell", async () => {
     const f = fakeClient(() => ["a", "b", "c", "d", "e", "f"].map((id) => cluster(id, "running")));
     const waves = dynamicWaves();
-    const poller = sharedPollerFor({ ...f.client, identity: "fake-slots" }, waves);
+    const poller = sharedPollerFor(testRuntime(), systemClock, { ...f.client, identity: "fake-slots" }, waves);
     if (!poller) throw new Error("a listing client has a shared poller");
     const more = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::more";
     waves.checked(more);
@@ -294,7 +294,7 @@ describe("SharedPoller rules (fake client)", () => {
       expect(f.calls).toEqual(["list 1", "list 1"]);
     } finally {
       waves.settled(more);
-      sharedPollers().clear();
+      testRuntime().pollers.clear();
     }
   });
 
@@ -379,13 +379,14 @@ describe("SharedPoller rules (fake client)", () => {
 
   it("shares one poller per client identity", () => {
     const f = fakeClient(() => []);
-    expect(sharedPollerFor(f.client)).toBe(sharedPollerFor({ ...f.client }));
-    expect(sharedPollerFor({ getCluster: f.client.getCluster })).toBeUndefined();
+    const pollerOf = (client: unknown) => sharedPollerFor(testRuntime(), systemClock, client);
+    expect(pollerOf(f.client)).toBe(pollerOf({ ...f.client }));
+    expect(pollerOf({ getCluster: f.client.getCluster })).toBeUndefined();
     const a = createClient({ endpoint: "http://127.0.0.1:1", token: "token-aaaaaaaa" });
     const b = createClient({ endpoint: "http://127.0.0.1:1", token: "token-aaaaaaaa" });
     const c = createClient({ endpoint: "http://127.0.0.1:1", token: "token-bbbbbbbb" });
-    expect(sharedPollerFor(a)).toBe(sharedPollerFor(b));
-    expect(sharedPollerFor(a)).not.toBe(sharedPollerFor(c));
+    expect(pollerOf(a)).toBe(pollerOf(b));
+    expect(pollerOf(a)).not.toBe(pollerOf(c));
     expect(a.identity).not.toContain("token-aaaaaaaa");
   });
 });

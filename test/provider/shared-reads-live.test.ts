@@ -6,13 +6,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
 import { forgetListings, sharedLister } from "../../src/provider/polling/listings";
-import { SharedPoller } from "../../src/provider/polling/shared-poll";
+import { AT_ONCE, SharedPoller } from "../../src/provider/polling/shared-poll";
 import { SharedReader } from "../../src/provider/polling/shared-reads";
-import { ManualClock, MAX_PER_PAGE } from "@pulumi-cms/contract";
-import { sharedReaders } from "../../src/provider/polling/shared-reads";
-import { emulatorForProvider, inputs, rejection } from "../support/provider";
+import { ManualClock, MAX_PER_PAGE, systemClock } from "@pulumi-cms/contract";
+import { clusterProvider, emulatorForProvider, inputs, rejection, testRuntime } from "../support/provider";
 
 const LIST = "GET /v1/clusters";
 const GET = "GET /v1/clusters/:cluster_id";
@@ -26,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 beforeEach(async () => {
-  sharedReaders().clear();
+  testRuntime().readers.clear();
   await emu.control.reset();
 });
 
@@ -210,8 +208,9 @@ describe("shared listings (src/provider/polling/listings.ts): one listing for wh
     const a = await client.createCluster({ name: "listed-a", control_planes: 1, workers: 1, node_size: "small" });
     const b = await client.createCluster({ name: "listed-b", control_planes: 1, workers: 1, node_size: "small" });
     await slowListings();
-    const reading = new SharedReader(client).read(a.id);
-    const poller = new SharedPoller(client);
+    const { listings } = testRuntime();
+    const reading = new SharedReader(client, systemClock, listings).read(a.id);
+    const poller = new SharedPoller(client, systemClock, AT_ONCE, listings);
     const [read, ...polled] = await Promise.all([reading, poller.observe(a.id, 0), poller.observe(b.id, 0)]);
     expect(read.id).toBe(a.id);
     expect(polled.map((o) => o.cluster.id)).toEqual([a.id, b.id]);
@@ -220,11 +219,12 @@ describe("shared listings (src/provider/polling/listings.ts): one listing for wh
 
   it("a write of the connection drops the listing in flight: a listing asked for after it is a new request", async () => {
     await slowListings();
-    const lister = sharedLister(client);
+    const { listings } = testRuntime();
+    const lister = sharedLister(listings, client);
     const query = { page: 1, perPage: MAX_PER_PAGE };
     const first = lister.listClusters(query);
     const joined = lister.listClusters(query);
-    forgetListings(client);
+    forgetListings(listings, client);
     const fresh = lister.listClusters(query);
     await Promise.all([first, joined, fresh]);
     expect(await joined).toBe(await first);

@@ -1,9 +1,8 @@
 /** update and delete against the real emulator. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
-import { clusterProvider } from "../../src/provider/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
-import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
+import { clusterProvider, created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
 import { eventually } from "../support/eventually.mjs";
 import { holdingLines } from "../../src/provider/progress/report";
 

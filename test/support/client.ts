@@ -2,17 +2,23 @@
 import { inspect } from "node:util";
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
-import { rateLimiters } from "../../src/client/limiter";
-import { createClient, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
+import { type ClientRuntime, createClient, newClientRuntime, type ClientOptions, type CmsClient, type RetryInfo } from "../../src/client";
+
+/** What the clients of {@link client} share, as the clients of one process do. */
+let runtime: ClientRuntime = newClientRuntime();
+
+/** The runtime the clients of {@link client} share now. */
+export function clientRuntime(): ClientRuntime {
+  return runtime;
+}
 
 export async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  // A fresh emulator restarts its rate windows: forget what the limiters learnt (only them, a
-  // provider test may start a second emulator beside its own).
-  rateLimiters().clear();
+  // A fresh emulator restarts its rate windows: its clients start with limiters that know nothing.
+  runtime = newClientRuntime();
   return startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
 }
 
-/** A client with small backoff bounds that records its retries. */
+/** A client with small backoff bounds that records its retries; it shares its limiter with the others of the emulator. */
 export function client(emu: RunningEmulator, over: Partial<ClientOptions> = {}): CmsClient & { retries: RetryInfo[] } {
   const retries: RetryInfo[] = [];
   const c = createClient({
@@ -22,6 +28,7 @@ export function client(emu: RunningEmulator, over: Partial<ClientOptions> = {}):
     maxRetryDelayMs: 50,
     settleWindowMs: 200,
     onRetry: (info) => retries.push(info),
+    runtime,
     ...over,
   });
   return Object.assign(c, { retries });

@@ -1,19 +1,48 @@
 /** Shared set-up of the provider's tests against the real emulator (in-process, random port). */
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { type ClusterProvider, createClusterProvider } from "../../src/provider/cluster-provider";
 import type { ProgressSink } from "../../src/provider/progress/sink";
-import { processSettings, replaceProcessSettings, type ProviderSettings } from "../../src/provider/settings";
-import { resetProcess } from "./process";
+import type { ProviderSettings } from "../../src/provider/settings";
+import { type HostRuntime, newHostRuntime } from "../../src/hosts/process";
+
+let runtime = newHostRuntime();
+let provider = createClusterProvider(undefined, runtime);
 
 /**
- * Start an emulator in a fresh process (no limiter, poller, reader or configuration left from
- * earlier tests); point the provider at it through the environment it reads.
+ * A fresh runtime for the tests that follow, as a new provider host's process has (no limiter,
+ * poller, reader, listing, seed or configuration left from earlier tests), with `settings`; and
+ * {@link clusterProvider} on it.
+ */
+export function freshRuntime(settings: ProviderSettings = {}): HostRuntime {
+  runtime = newHostRuntime(settings);
+  provider = createClusterProvider(undefined, runtime);
+  return runtime;
+}
+
+/** The runtime of the tests now (see {@link freshRuntime}). */
+export function testRuntime(): HostRuntime {
+  return runtime;
+}
+
+/** The default provider, as a stack's serialized provider uses it, on the tests' runtime now. */
+export const clusterProvider: ClusterProvider = {
+  configure: (req) => provider.configure(req),
+  check: (olds, news) => provider.check(olds, news),
+  diff: (id, olds, news) => provider.diff(id, olds, news),
+  create: (inputs) => provider.create(inputs),
+  read: (id, props) => provider.read(id, props),
+  update: (id, olds, news) => provider.update(id, olds, news),
+  delete: (id, props) => provider.delete(id, props),
+};
+
+/**
+ * Start an emulator in a fresh runtime (see {@link freshRuntime}); point the provider at it
+ * through the environment it reads.
  */
 export async function emulatorForProvider(options: EmulatorOptions = {}, extra: Partial<ProviderSettings> = {}): Promise<RunningEmulator> {
-  resetProcess();
   const emu = await startEmulator({ port: 0, ...FAST_TIMINGS, ...options });
-  resetProcess({
+  freshRuntime({
     env: { CMS_ENDPOINT: emu.url, CMS_TOKEN: emu.token },
     clientOptions: { minRetryDelayMs: 10, maxRetryDelayMs: 100, settleWindowMs: 200 },
     ...extra,
@@ -32,7 +61,7 @@ export function virtualTime(): { emulatorClock: ManualClock; clock: ManualClock 
 
 /** Send progress lines to `sink` instead of the engine; undefined goes back to the engine's. */
 export function showProgress(sink: ProgressSink | undefined): void {
-  replaceProcessSettings({ ...processSettings(), progressSink: sink });
+  runtime.settings = { ...runtime.settings, progressSink: sink };
 }
 
 /** Forget the stack configuration the default provider was given (`configure`), as the engine's next host would. */

@@ -10,22 +10,18 @@
  * remembers the one line the host will print for it, and the host's `console.error` drops that
  * exact line (once). Every other line the host prints is left alone.
  */
-import { processSlot } from "../../shared/runtime/process-slot";
+import type { HostEchoes } from "../process";
 import { engineAddressFromHost } from "./host-process";
-
-/** The host's `console.error` filter, once installed, and the lines it is to drop. */
-const hostEchoes = processSlot("dynamic-host.echoes.v1", () => ({ installed: false, pending: new Set<string>() }));
 
 /** The operations whose failures the host prints on stderr besides answering them. */
 const ECHOED = ["check", "diff", "read", "delete"] as const;
 
 /**
  * In the host: drop the host's stderr copy of the errors marked by {@link quiet}. Installed once
- * per process; the lines the host is about to print for errors already answered to the engine
- * are `hostEchoes().pending`.
+ * per process (`echoes` are its runtime's); the lines the host is about to print for errors
+ * already answered to the engine are `echoes.pending`.
  */
-function filterHostEchoes(): void {
-  const echoes = hostEchoes();
+function filterHostEchoes(echoes: HostEchoes): void {
   if (echoes.installed) return;
   echoes.installed = true;
   const original = console.error.bind(console);
@@ -36,10 +32,10 @@ function filterHostEchoes(): void {
 }
 
 /** The error to throw instead of `e`: stack-less, with the host's line for it expected. */
-function quiet(e: unknown): Error {
+function quiet(echoes: HostEchoes, e: unknown): Error {
   const err = e instanceof Error ? e : new Error(String(e));
   err.stack = "";
-  hostEchoes().pending.add(`${err}: `);
+  echoes.pending.add(`${err}: `);
   return err;
 }
 
@@ -47,9 +43,9 @@ function quiet(e: unknown): Error {
  * `provider`, whose failures of `check`, `diff`, `read` and `delete` reach the user once, through
  * the engine. Outside the dynamic-provider host (tests, tools), `provider` itself.
  */
-export function withoutHostEchoes<T extends Partial<Record<(typeof ECHOED)[number], unknown>>>(provider: T): T {
+export function withoutHostEchoes<T extends Partial<Record<(typeof ECHOED)[number], unknown>>>(echoes: HostEchoes, provider: T): T {
   if (!engineAddressFromHost()) return provider;
-  filterHostEchoes();
+  filterHostEchoes(echoes);
   const p = provider as Record<string, unknown>;
   for (const name of ECHOED) {
     const method = p[name];
@@ -58,7 +54,7 @@ export function withoutHostEchoes<T extends Partial<Record<(typeof ECHOED)[numbe
       try {
         return await method.apply(provider, args);
       } catch (e) {
-        throw quiet(e);
+        throw quiet(echoes, e);
       }
     };
   }

@@ -21,18 +21,20 @@ import { diff } from "../../provider/operations/diff";
 import { read } from "../../provider/operations/read";
 import { update } from "../../provider/operations/update";
 import { offerHostProgress } from "../../provider/progress/report";
-import { processSettings, type ProviderSettings } from "../../provider/settings";
-import { processSlot } from "../../shared/runtime/process-slot";
+import type { ProviderSettings } from "../../provider/settings";
 import { saveCompileCache } from "../compile-cache";
 import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "../engine-watchdog";
+import { type HostRuntime, processRuntime } from "../process";
 import { engineAddressFromHost } from "./host-process";
 import { withoutHostEchoes } from "./host-echo";
 import { deleteRequest, diffRequest, dynamicCheck, dynamicCreate, dynamicRead, dynamicUpdate } from "./requests";
 import { dynamicWaves } from "./waves";
 
-startEngineWatchdog(engineAddressFromHost());
-offerHostProgress(() => connectToEngine(engineAddressFromHost()));
+/** The runtime of the host's process: made here, the host's entry, and handed to every provider. */
+const runtime = processRuntime();
+startEngineWatchdog(runtime.watchdog, engineAddressFromHost());
+offerHostProgress(runtime.hostProgress, () => connectToEngine(engineAddressFromHost()));
 // The client is most of what a host loads: its compiled code is saved for the next command's host
 // once the operation that waited for it has gone on.
 afterClientLoads(() => setImmediate(saveCompileCache));
@@ -44,29 +46,31 @@ export interface ClusterProvider extends Required<Omit<pulumi.dynamic.ResourcePr
   configure(req: pulumi.dynamic.ConfigureRequest): Promise<void>;
 }
 
-/** The default provider's memory: every copy of the package in the process shares it. */
-const defaultMemory = processSlot("dynamic-host.default-provider-memory.v1", emptyProviderMemory);
-
 /**
- * A Cluster provider. The serialized provider of every stack uses the default one,
- * {@link clusterProvider}, which keeps its memory in a process slot and follows the process's
- * settings (`provider/settings.ts`); tests and embedding tools may make their own, whose `own`
- * settings win over the process's and whose memory is their own.
+ * A Cluster provider on `on`, the process's runtime unless a test or a tool gives one of its own.
+ * The serialized provider of every stack uses the default one, {@link clusterProvider}, whose
+ * memory is the runtime's (every copy of the package in the process shares it) and which follows
+ * the runtime's settings; a provider given `own` settings has them over the runtime's, and a
+ * memory of its own.
  */
-export function createClusterProvider(own?: ProviderSettings): ClusterProvider {
-  const ownMemory = own ? emptyProviderMemory() : undefined;
-  const memory = () => ownMemory ?? defaultMemory();
-  const ctx = new OperationContext(memory, () => (own ? { ...processSettings(), ...own } : processSettings()), dynamicWaves);
+export function createClusterProvider(own?: ProviderSettings, on: HostRuntime = runtime): ClusterProvider {
+  const memory = own ? emptyProviderMemory() : on.defaultMemory;
+  const ctx = new OperationContext(
+    on,
+    () => memory,
+    () => (own ? { ...on.settings, ...own } : on.settings),
+    () => dynamicWaves(on),
+  );
   // What the engine's calls say of the operations to come, for the waves of first polls.
-  const waves = () => dynamicWaves();
-  return withoutHostEchoes({
+  const waves = () => dynamicWaves(on);
+  return withoutHostEchoes(on.echoes, {
     /**
      * Called once by the host after it deserializes the provider, with the stack's configuration.
      * Keeps `cms:endpoint` and `cms:token` for later calls in this process (the host process; the
      * serialized provider never holds them).
      */
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-      memory().configured = dropEmpty({ endpoint: req.config.get(CONFIG_ENDPOINT_KEY), token: req.config.get(CONFIG_TOKEN_KEY) });
+      memory.configured = dropEmpty({ endpoint: req.config.get(CONFIG_ENDPOINT_KEY), token: req.config.get(CONFIG_TOKEN_KEY) });
     },
     check: (olds, news) =>
       dynamicCheck(olds, news, async (request) => {

@@ -1,12 +1,12 @@
 /**
- * The dynamic host's engine waves (`../engine-waves.ts`): one for the process, shared by every
- * copy of the package loaded in it, as the shared pollers are.
+ * The dynamic host's engine waves (`../engine-waves.ts`): one for the process, kept in its runtime
+ * and so shared by every copy of the package loaded in it, as the shared pollers are.
  */
-import { processSlot } from "../../shared/runtime/process-slot";
-import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
+import { ENGINE_SPELLS, EngineWaves } from "../engine-waves";
+import type { HostRuntime } from "../process";
 
-/** The waves of the dynamic host of this process. */
-export const dynamicWaves = processSlot("dynamic-host.engine-waves.v1", () => {
-  const expected = noExpectedOperations();
-  return new EngineWaves(() => expected, ENGINE_SPELLS);
-});
+/** The waves of the dynamic host of `runtime`'s process. */
+export function dynamicWaves(runtime: HostRuntime): EngineWaves {
+  runtime.waves ??= new EngineWaves(() => runtime.expected, ENGINE_SPELLS, runtime.pollers);
+  return runtime.waves;
+}

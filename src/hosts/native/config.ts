@@ -9,7 +9,6 @@ import { plainTokenRefusal } from "../../connection/plain-token";
 import { SEED_PATTERN } from "../../provider/naming/auto-name";
 import type { CheckFailure } from "../../provider/operations/results";
 import { UNKNOWN } from "../../provider/properties/unknown";
-import { drawnSeeds } from "../../shared/runtime/drawn-seeds";
 import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
 import { fromStruct, reveal, secret } from "./properties";
 import type { StructLike } from "./requests";
@@ -43,7 +42,7 @@ const CONFIG_KEYS = ["endpoint", "token"] as const satisfies readonly (keyof Con
  * a provider it could not create or update). An unchanged one is marked here: the engine records
  * it before configure, and the state must never hold it plain.
  */
-export function checkedConfig(req: CheckConfigRpc): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+export function checkedConfig(req: CheckConfigRpc, drawnSeeds: Set<string>): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
   const news = fromStruct(req.getNews());
   const olds = fromStruct(req.getOlds());
   const failures: CheckFailure[] = [];
@@ -55,7 +54,7 @@ export function checkedConfig(req: CheckConfigRpc): { inputs: Record<string, unk
   if (typeof news.token === "string" && stackFileHoldsPlainToken(req.getUrn()))
     failures.push({ property: "", reason: plainTokenMessage(req.getUrn()) });
   const token = news.token === undefined || olds.token !== news.token ? news.token : secret(news.token);
-  const inputs = { ...news, ...(token !== undefined ? { token } : {}), __seed: stackSeed(olds) };
+  const inputs = { ...news, ...(token !== undefined ? { token } : {}), __seed: stackSeed(olds, drawnSeeds) };
   return { inputs, failures };
 }
 
@@ -104,11 +103,11 @@ export function configuration(req: ConfigureRpc): Configuration {
  * re-created under another name; with this one the next run derives the same name and takes over
  * the cluster it finds (`provider/naming/adoption.ts`), as the dynamic face does with its seed resource.
  */
-function stackSeed(olds: Record<string, unknown>): string {
+function stackSeed(olds: Record<string, unknown>, drawnSeeds: Set<string>): string {
   if (typeof olds.__seed === "string" && SEED_PATTERN.test(olds.__seed)) return olds.__seed;
   const seed = randomBytes(16).toString("hex");
   // New to the stack: no earlier run can have made a cluster with a name derived from it.
-  drawnSeeds().add(seed);
+  drawnSeeds.add(seed);
   return seed;
 }
 

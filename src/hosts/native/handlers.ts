@@ -26,10 +26,10 @@ import type { CheckResult, CreateResult, DiffResult, ReadResult, UpdateResult } 
 import { update } from "../../provider/operations/update";
 import { OperationError } from "../../provider/errors";
 import { UNKNOWN } from "../../provider/properties/unknown";
-import { processSettings } from "../../provider/settings";
 import { redact } from "../../client/redact";
 import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
 import { ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../engine-waves";
+import type { HostRuntime } from "../process";
 import { checkedConfig, type Configuration, configChanged, configuration } from "./config";
 import { pluginKubeconfigCommand } from "./kubeconfig-command";
 import { markSecrets } from "./properties";
@@ -63,9 +63,12 @@ import { packageSchema } from "./schema";
 // biome-ignore lint/suspicious/noExplicitAny: protobuf messages of the generated stubs
 type Handler = (req: any) => Promise<any>;
 
-/** The handlers of the ResourceProvider service on one provider's memory, and the secrets its messages must not show. */
-export function providerHandlers(): { handlers: Record<string, Handler>; secrets: () => string[] } {
-  const provider = new NativeProvider();
+/**
+ * The handlers of the ResourceProvider service on one provider's memory, in the process of
+ * `runtime` (the plugin's entry makes it), and the secrets its messages must not show.
+ */
+export function providerHandlers(runtime: HostRuntime): { handlers: Record<string, Handler>; secrets: () => string[] } {
+  const provider = new NativeProvider(runtime);
   const handlers: Record<string, Handler> = {
     // Answered from the same capabilities as configure, which the protocol requires to agree.
     handshake: async () => handshakeResponse(),
@@ -76,7 +79,7 @@ export function providerHandlers(): { handlers: Record<string, Handler>; secrets
       return schemaResponse(packageSchema(PACKAGE_VERSION));
     },
     checkConfig: async (req) => {
-      const { inputs, failures } = checkedConfig(req);
+      const { inputs, failures } = checkedConfig(req, runtime.drawnSeeds);
       return checkResponse(inputs, failures);
     },
     diffConfig: async (req) => configDiffResponse(configChanged(req)),
@@ -139,12 +142,18 @@ class NativeProvider {
   private seedIsProvisional = false;
   /** What the engine's calls say of the operations to come, for the waves of first polls. */
   private readonly expected = noExpectedOperations();
-  private readonly waves = new EngineWaves(() => this.expected, ENGINE_SPELLS);
-  readonly ctx = new OperationContext(
-    () => this.memory,
-    () => processSettings(),
-    () => this.waves,
-  );
+  private readonly waves: EngineWaves;
+  readonly ctx: OperationContext;
+
+  constructor(readonly runtime: HostRuntime) {
+    this.waves = new EngineWaves(() => this.expected, ENGINE_SPELLS, runtime.pollers);
+    this.ctx = new OperationContext(
+      runtime,
+      () => this.memory,
+      () => runtime.settings,
+      () => this.waves,
+    );
+  }
 
   /** The secrets no message may show: the configured token and every secret value received. */
   secrets(): string[] {
@@ -198,7 +207,7 @@ class NativeProvider {
   async lookup(call: InvokeCall): Promise<Record<string, unknown>> {
     const { explicit } = call;
     const connection = resolveConnection({ explicit, config: this.memory.configured, env: process.env, caller: "function" });
-    const result = (await runLookup(call.name, connection, call.call)) as Record<string, unknown>;
+    const result = (await runLookup(this.runtime, call.name, connection, call.call)) as Record<string, unknown>;
     if (call.credential === "exec") {
       // The token recorded is only one the state holds already, encrypted: the call's own or the
       // provider's configuration (`cms:token`); one from CMS_TOKEN stays out, and the command

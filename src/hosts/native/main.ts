@@ -15,6 +15,7 @@ import { saveCompileCache } from "../compile-cache";
 import { engineAddressFromArgs } from "../engine-address";
 import { connectToEngine } from "../engine-progress";
 import { startEngineWatchdog } from "../engine-watchdog";
+import { processRuntime } from "../process";
 import { pulumiGrpc } from "../pulumi-grpc";
 import { providerHandlers } from "./handlers";
 import { grpcError } from "./responses";
@@ -23,8 +24,10 @@ import { grpcError } from "./responses";
 export async function serve(args: readonly string[]): Promise<void> {
   const { grpc, providerService } = pulumiGrpc();
   const address = engineAddressFromArgs(args);
-  offerHostProgress(() => connectToEngine(address));
-  const { handlers, secrets } = providerHandlers();
+  // The plugin's process runtime, made here and handed down.
+  const runtime = processRuntime();
+  offerHostProgress(runtime.hostProgress, () => connectToEngine(address));
+  const { handlers, secrets } = providerHandlers(runtime);
   const implementation: Record<string, unknown> = {};
   for (const name of Object.keys(providerService.ResourceProviderService)) {
     const handler = handlers[name];
@@ -50,7 +53,7 @@ export async function serve(args: readonly string[]): Promise<void> {
     ),
   );
   process.stdout.write(`${port}\n`);
-  startEngineWatchdog(address);
+  startEngineWatchdog(runtime.watchdog, address);
   // What the start compiled, then the client once the create that waited for it has gone on, are
   // saved for the next command's plugin (the bin turned the cache on).
   saveCompileCache();

@@ -8,7 +8,7 @@
  *   derived from the resource's URN and the stack's seed (see `naming.ts`), so the next run
  *   computes the same name and finds it, instead of creating a duplicate and leaving the first
  *   one billed and unowned. It lists every cluster to look for it, except when the stack's seed
- *   was drawn in this very process (`shared/runtime/drawn-seeds.ts`): the seed is new in this run, so no
+ *   was drawn in this very process (the runtime's `drawnSeeds`, `../runtime.ts`): the seed is new in this run, so no
  *   earlier run can have used it.
  *
  * Whether a cluster is this resource's is decided by `shared/domain/ownership.ts`; this module gathers
@@ -23,13 +23,13 @@ import { OperationError } from "../errors";
 import type { CmsClient } from "../../client";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { isNotFound, UnprovenOwnershipError } from "../../client/errors";
-import { seedDrawnHere } from "../../shared/runtime/drawn-seeds";
 import { judgeOwnership, type NameProof } from "../../shared/domain/ownership";
 import { safeMessage } from "../../connection";
 import { toCreateRequest } from "../properties/mapping";
 import { listEveryCluster } from "../polling/listings";
 import { isSeededAutoName } from "./auto-name";
 import type { ClusterInputs } from "../types";
+import type { Runtime } from "../runtime";
 
 /**
  * What `check` saw of resources that are already in the state, by URN, in this process.
@@ -40,7 +40,7 @@ import type { ClusterInputs } from "../types";
  * `import` id), and tells `create` which name the cluster in the state has.
  */
 export class StateMemory {
-  /** @param byUrn where it is kept (the default provider's is a process slot). */
+  /** @param byUrn where it is kept (the default provider's is in the process's runtime). */
   constructor(private readonly byUrn: () => Map<string, { name: unknown }>) {}
 
   /** Record that `urn` is in the state with these inputs. */
@@ -69,6 +69,7 @@ export function nameProofOf(inputs: Partial<ClusterInputs> | Record<string, unkn
  *   auto-name), or several carry a seeded one
  */
 export async function findLeftover(
+  runtime: Pick<Runtime, "drawnSeeds" | "listings">,
   client: CmsClient,
   inputs: ClusterInputs,
   urn: string | undefined,
@@ -78,13 +79,13 @@ export async function findLeftover(
   if (inputs.__autonamed !== true || inputs.name === inState) return undefined;
   const proof = nameProofOf(inputs, urn);
   // A seed drawn in this process (this run's, new to the stack) names nothing an earlier run made.
-  if (proof === "seeded" && seedDrawnHere(inputs.__seed)) return undefined;
+  if (proof === "seeded" && typeof inputs.__seed === "string" && runtime.drawnSeeds.has(inputs.__seed)) return undefined;
   let all: ApiCluster[];
   try {
     // Shared with the creates that look at the same time (`../polling/listings.ts`): a stack creating fifty
     // clusters lists once. A cluster left by an earlier run existed before any of these listings
     // started, so a shared one cannot miss it.
-    all = await listEveryCluster(client);
+    all = await listEveryCluster(runtime.listings, client);
   } catch (e) {
     // Said as what failed (the listing, and why), not as what it was for: a refused token or an
     // unreachable service is no sign that a run was interrupted.

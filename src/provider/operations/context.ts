@@ -1,17 +1,20 @@
 /**
- * What every operation of one provider shares: its settings, its memory (the stack configuration
- * and what check saw), its connections, and the waits of an operation.
+ * What every operation of one provider shares: the process's runtime (`../runtime.ts`), its
+ * settings, its memory (the stack configuration and what check saw), its connections, and the
+ * waits of an operation.
  */
 import type { CmsClient } from "../../client";
 import { isConflict } from "../../client/errors";
 import type { Connection, ConnectionInputs } from "../../connection";
 import type { ApiCluster, ApiClusterSummary, Clock } from "@pulumi-cms/contract";
+import type { ProgressSink } from "../progress/sink";
+import { type Runtime, settingsClock } from "../runtime";
 import { StateMemory } from "../naming/adoption";
 import { Connector } from "../connector";
 import { forgetListings } from "../polling/listings";
 import { toOutputs } from "../properties/mapping";
-import { progressFor } from "../progress/report";
-import { processClock, type ProviderSettings } from "../settings";
+import { progressFor, progressSink } from "../progress/report";
+import type { ProviderSettings } from "../settings";
 import type { FirstRoundPolicy } from "../polling/shared-poll";
 import { forgetReads } from "../polling/shared-reads";
 import { resolveTimeouts } from "../properties/timeouts";
@@ -41,17 +44,19 @@ export class OperationContext {
   private readonly cancellation = new AbortController();
 
   /**
+   * @param runtime the process's, from the host's entry
    * @param memory where the provider keeps the stack configuration `configure` stores and what check saw
-   * @param settings the provider's settings now
+   * @param settings the provider's settings now (the runtime's, or the provider's own over them)
    */
   constructor(
+    readonly runtime: Runtime,
     readonly memory: () => ProviderMemory,
     readonly settings: () => ProviderSettings,
     /** When the first polls of operations started together go: the host's, which knows its engine. */
     private readonly firstRound?: () => FirstRoundPolicy,
   ) {
     this.stateMemory = new StateMemory(() => memory().inState);
-    this.connector = new Connector({ configured: () => memory().configured, settings });
+    this.connector = new Connector({ configured: () => memory().configured, settings, runtime });
   }
 
   /**
@@ -69,7 +74,12 @@ export class OperationContext {
 
   /** The time source of the waits. */
   clock(): Clock {
-    return this.settings().clock ?? processClock();
+    return settingsClock(this.settings());
+  }
+
+  /** Where progress lines go now, or undefined when nobody is watching. */
+  sink(): ProgressSink | undefined {
+    return progressSink(this.settings(), this.runtime.hostProgress);
   }
 
   /**
@@ -103,12 +113,13 @@ export class OperationContext {
        * `../polling/shared-reads.ts`).
        */
       send: async <T>(request: () => Promise<T>): Promise<T> => {
-        forgetListings(pollClient);
+        const { listings, readers } = this.runtime;
+        forgetListings(listings, pollClient);
         try {
           return await sendStarting(this.waitSettings(pollClient), request);
         } finally {
-          forgetListings(pollClient);
-          forgetReads(pollClient);
+          forgetListings(listings, pollClient);
+          forgetReads(readers, pollClient);
         }
       },
     };
@@ -119,7 +130,7 @@ export class OperationContext {
    * (whose waits stop at the operation's timeout), and its waits.
    */
   async start(kind: "create" | "update", request: TimedRequest, connectionInputs: ConnectionInputs | undefined) {
-    const onProgress = progressFor(request.urn);
+    const onProgress = progressFor(this.sink(), request.urn);
     const timeoutMs = kind === "create" ? resolveTimeouts(request.timeouts).createMs : resolveTimeouts(request.timeouts).updateMs;
     const { client, connection } = await this.connector.connect(connectionInputs, onProgress, { ms: timeoutMs, name: `${kind} timeout` });
     const secrets = [connection.token];
@@ -135,6 +146,7 @@ export class OperationContext {
       client,
       schedule: settings.schedule,
       clock: this.clock(),
+      pollers: this.runtime,
       sharedPolling: settings.sharedPolling,
       firstRound: this.firstRound?.(),
     };

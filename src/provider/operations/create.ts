@@ -33,13 +33,14 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
     onProgress?.(`importing ${first.id} (status ${first.status})`);
   } else {
     try {
-      first = await findLeftover(client, inputs, urn, ctx.stateMemory.previous(urn)?.name, secrets);
+      first = await findLeftover(ctx.runtime, client, inputs, urn, ctx.stateMemory.previous(urn)?.name, secrets);
     } catch (e) {
       if (e instanceof UnprovenOwnershipError) throw new OperationError(safeMessage(e, secrets), codeOf(e, "operation_failed"));
       throw e;
     }
     if (first && urn) {
       await warnFor(
+        ctx.sink(),
         urn,
         `cluster ${first.id} ("${first.name}", ${first.status}) carries this stack's own auto-name for the resource: an earlier run that was interrupted created it, and it is taken over instead of creating another`,
       );
@@ -63,8 +64,8 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
     last = first.status === "running" && "endpoint" in first ? (first as ApiCluster) : await waits.running(id, !adopted); // a found cluster's status was just seen
     const kubeconfig = await client.getKubeconfig(id);
     // An import shows what it took over, however fast: the CLI only says "created".
-    if (importId) await endProgress(urn, `imported: cluster ${id} is running; no cluster was created`, true);
-    else await endProgress(urn, `running: cluster ${id} ready`);
+    if (importId) await endProgress(ctx.sink(), urn, `imported: cluster ${id} is running; no cluster was created`, true);
+    else await endProgress(ctx.sink(), urn, `running: cluster ${id} ready`);
     return { id, outs: toOutputs(last, inputs, kubeconfig) };
   } catch (e) {
     if (e instanceof WaitError && e.reason === "gone") {

@@ -16,7 +16,7 @@ import type { DeleteRequest } from "./requests";
 
 export async function deleteCluster(ctx: OperationContext, request: DeleteRequest): Promise<void> {
   const { id, state, urn } = request;
-  const onProgress = progressFor(urn);
+  const onProgress = progressFor(ctx.sink(), urn);
   const timeouts = resolveTimeouts(request.timeouts);
   const { client, connection } = await ctx.connector.connectExisting(state.connection, id, undefined, onProgress, {
     ms: timeouts.deleteMs,
@@ -70,5 +70,5 @@ export async function deleteCluster(ctx: OperationContext, request: DeleteReques
   } catch (e) {
     throw new OperationError(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
-  await endProgress(urn, `deleted: cluster ${id} is gone`);
+  await endProgress(ctx.sink(), urn, `deleted: cluster ${id} is gone`);
 }

@@ -30,7 +30,7 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
   const props = request.state;
   const getting = lookup !== undefined;
   // A read shows a line only while the client waits to retry; then its outcome replaces it.
-  const shown = progressFor(urn);
+  const shown = progressFor(ctx.sink(), urn);
   let retried = false;
   const onProgress =
     shown &&
@@ -38,17 +38,23 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
       retried = true;
       shown(line);
     });
-  const { client, connection } = await ctx.connector.connectExisting(props.connection, id, (c) => readCluster(c, id), onProgress);
+  const { client, connection } = await ctx.connector.connectExisting(
+    props.connection,
+    id,
+    (c) => readCluster(ctx.runtime, ctx.clock(), c, id),
+    onProgress,
+  );
   const secrets = [connection.token];
   let cluster: ApiCluster;
   let fresh: string;
   try {
     // From list pages shared by the reads of this pass (one GET when the pages cannot tell).
-    cluster = await readCluster(client, id);
+    cluster = await readCluster(ctx.runtime, ctx.clock(), client, id);
     if (cluster.status === "deleting") {
       if (getting) throw new ClusterLookupError(`${lookup}: cluster ${id} is being deleted`, id);
       if (urn) {
         await warnFor(
+          ctx.sink(),
           urn,
           `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
         );
@@ -74,7 +80,7 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
     throw new OperationError(existingFailure(`reading cluster ${id} failed`, e, secrets), codeOf(e, "operation_failed"));
   }
   const kubeconfig = chooseKubeconfig(props.kubeconfig, fresh);
-  if (retried) await endProgress(urn, `read: cluster ${id} is ${cluster.status}`);
+  if (retried) await endProgress(ctx.sink(), urn, `read: cluster ${id} is ${cluster.status}`);
   return {
     id: cluster.id,
     props: toOutputs(cluster, props, kubeconfig),

@@ -51,7 +51,7 @@ export async function update(ctx: OperationContext, request: UpdateRequest): Pro
     // state (a refresh picks up a rotation). Fetch it only when state has none yet, e.g. on
     // the up after a create that failed before its kubeconfig was read.
     const kubeconfig = olds.kubeconfig ? olds.kubeconfig : await client.getKubeconfig(id);
-    await endProgress(urn, `running: ${describeCluster(last)}`);
+    await endProgress(ctx.sink(), urn, `running: ${describeCluster(last)}`);
     return { outs: toOutputs(last, news, kubeconfig) };
   } catch (e) {
     const why = safeMessage(e, secrets);

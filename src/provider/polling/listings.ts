@@ -11,7 +11,6 @@
  */
 import type { CallOptions, CmsClient } from "../../client";
 import type { ClusterLister } from "../../client/pagination";
-import { processSlot } from "../../shared/runtime/process-slot";
 import type { ApiCluster, ApiClusterList, ClusterStatus } from "@pulumi-cms/contract";
 
 /** What a shared listing needs of a client: `CmsClient` has it. */
@@ -21,14 +20,13 @@ export interface ListingClient {
   listClusters(query: { page?: number; perPage?: number; status?: ClusterStatus }, within?: CallOptions): Promise<ApiClusterList>;
 }
 
-/** Listing requests in flight by connection, then by request. */
-const inFlightListings = processSlot("provider.listings-in-flight.v1", () => new Map<string, Map<string, Promise<unknown>>>());
+/** Listing requests in flight by connection, then by request: the process's are its runtime's (`../runtime.ts`). */
+export type InFlightListings = Map<string, Map<string, Promise<unknown>>>;
 
 /** The request `key` of the client's connection: the one in flight, else `send()`. */
-function joinOrSend<T>(client: { identity?: unknown }, key: string, send: () => Promise<T>): Promise<T> {
+function joinOrSend<T>(listings: InFlightListings, client: { identity?: unknown }, key: string, send: () => Promise<T>): Promise<T> {
   // A client that does not name its connection (a test double) shares nothing.
   if (typeof client.identity !== "string" || client.identity === "") return send();
-  const listings = inFlightListings();
   let inFlight = listings.get(client.identity);
   if (!inFlight) {
     inFlight = new Map();
@@ -50,21 +48,21 @@ function joinOrSend<T>(client: { identity?: unknown }, key: string, send: () => 
  * The client's `GET /v1/clusters` pages, shared while in flight (see the module comment); a page
  * this sends waits no longer than `within` allows (one it joins is bound by its sender's).
  */
-export function sharedLister(client: ListingClient, within?: CallOptions): ClusterLister {
+export function sharedLister(listings: InFlightListings, client: ListingClient, within?: CallOptions): ClusterLister {
   return {
     listClusters: (query) =>
-      joinOrSend(client, `page ${query.page ?? 1}, per_page ${query.perPage ?? ""}, status ${query.status ?? ""}`, () =>
+      joinOrSend(listings, client, `page ${query.page ?? 1}, per_page ${query.perPage ?? ""}, status ${query.status ?? ""}`, () =>
         client.listClusters(query, within),
       ),
   };
 }
 
 /** Every cluster visible to the client (`CmsClient.listAllClusters`), shared while in flight. */
-export function listEveryCluster(client: CmsClient): Promise<ApiCluster[]> {
-  return joinOrSend(client, "every cluster", () => client.listAllClusters());
+export function listEveryCluster(listings: InFlightListings, client: CmsClient): Promise<ApiCluster[]> {
+  return joinOrSend(listings, client, "every cluster", () => client.listAllClusters());
 }
 
 /** This process writes through the client's connection: listings asked for from now on are new. */
-export function forgetListings(client: { identity?: unknown }): void {
-  if (typeof client.identity === "string") inFlightListings().delete(client.identity);
+export function forgetListings(listings: InFlightListings, client: { identity?: unknown }): void {
+  if (typeof client.identity === "string") listings.delete(client.identity);
 }

@@ -37,13 +37,8 @@
 import { clusterPages } from "../../client/pagination";
 import { isNotFound, NotFoundError } from "../../client/errors";
 import { type ApiCluster, type ApiClusterList, type Clock, systemClock } from "@pulumi-cms/contract";
-import { processSlot } from "../../shared/runtime/process-slot";
 import type { CallOptions } from "../../client/budget";
-import { sharedLister } from "./listings";
-import { processClock } from "../settings";
-
-/** The process's pollers by connection (one even if two copies of this package are loaded). */
-export const sharedPollers = processSlot("provider.shared-pollers.v1", () => new Map<string, SharedPoller>());
+import { type InFlightListings, sharedLister } from "./listings";
 
 /** What a poller knows of the first polls waiting to be served together, for its {@link FirstRoundPolicy}. */
 export interface FirstRound {
@@ -66,8 +61,8 @@ export interface FirstRoundPolicy {
 export const AT_ONCE: FirstRoundPolicy = Object.freeze({ firstRoundAt: ({ now }: FirstRound) => now });
 
 /** Something happened that a first round may wait for (an operation announced or started): every poller hears it. */
-export function touchSharedPollers(): void {
-  for (const poller of sharedPollers().values()) poller.touch();
+export function touchSharedPollers(pollers: Map<string, SharedPoller>): void {
+  for (const poller of pollers.values()) poller.touch();
 }
 
 /** What the shared poller needs of a client: `CmsClient` has all of it. */
@@ -131,6 +126,8 @@ export class SharedPoller {
     readonly clock: Clock = systemClock,
     /** When the first polls waiting go as one round. */
     readonly policy: FirstRoundPolicy = AT_ONCE,
+    /** The listings in flight its rounds may join (`listings.ts`). */
+    private readonly listings: InFlightListings = new Map(),
   ) {}
 
   private now(): number {
@@ -324,7 +321,7 @@ export class SharedPoller {
   private async listAll(within: CallOptions | undefined): Promise<{ items: Map<string, ApiCluster>; complete: boolean }> {
     const items = new Map<string, ApiCluster>();
     let pages = 0;
-    for await (const list of clusterPages(sharedLister(this.client, within))) {
+    for await (const list of clusterPages(sharedLister(this.listings, this.client, within))) {
       pages += 1;
       for (const c of list.items) items.set(c.id, c);
     }
@@ -352,19 +349,28 @@ export function isSharedPollClient(client: unknown): client is SharedPollClient 
   );
 }
 
+/** The pollers of a process by connection, and its listings in flight (its runtime's: `../runtime.ts`). */
+export interface PollerRegistry {
+  readonly pollers: Map<string, SharedPoller>;
+  readonly listings: InFlightListings;
+}
+
 /**
- * The process-wide poller of this client's endpoint + token, on the process's clock with `policy`
- * (a poller made on another clock or policy serves only the waits it has); undefined when the
- * client cannot list (a test double) and polling stays per cluster.
+ * The registry's poller of this client's endpoint + token, on `clock` with `policy` (a poller made
+ * on another clock or policy serves only the waits it has); undefined when the client cannot list
+ * (a test double) and polling stays per cluster.
  */
-export function sharedPollerFor(client: unknown, policy: FirstRoundPolicy = AT_ONCE): SharedPoller | undefined {
+export function sharedPollerFor(
+  registry: PollerRegistry,
+  clock: Clock,
+  client: unknown,
+  policy: FirstRoundPolicy = AT_ONCE,
+): SharedPoller | undefined {
   if (!isSharedPollClient(client)) return undefined;
-  const pollers = sharedPollers();
-  const clock = processClock();
-  let poller = pollers.get(client.identity);
+  let poller = registry.pollers.get(client.identity);
   if (!poller || poller.clock !== clock || poller.policy !== policy) {
-    poller = new SharedPoller(client, clock, policy);
-    pollers.set(client.identity, poller);
+    poller = new SharedPoller(client, clock, policy, registry.listings);
+    registry.pollers.set(client.identity, poller);
   }
   return poller;
 }

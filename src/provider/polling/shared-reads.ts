@@ -36,13 +36,8 @@ import {
   MAX_PER_PAGE,
   systemClock,
 } from "@pulumi-cms/contract";
-import { processSlot } from "../../shared/runtime/process-slot";
-import { sharedLister } from "./listings";
-import { processClock } from "../settings";
+import { type InFlightListings, sharedLister } from "./listings";
 import { isSharedPollClient, type SharedPollClient } from "./shared-poll";
-
-/** The process's list readers of refresh passes by connection. */
-export const sharedReaders = processSlot("provider.shared-readers.v1", () => new Map<string, SharedReader>());
 
 /** A pause between reads that ends a pass. The engine sends a pass's reads back to back. */
 export const PASS_GAP_MS = 5_000;
@@ -72,6 +67,8 @@ export class SharedReader {
   constructor(
     private readonly client: SharedReadClient,
     readonly clock: Clock = systemClock,
+    /** The listings in flight its pages may join (`listings.ts`). */
+    private readonly listings: InFlightListings = new Map(),
   ) {}
 
   /** The cluster, as `GET /v1/clusters/{id}` would return it (rejects the same way, 404 included). */
@@ -83,7 +80,7 @@ export class SharedReader {
       let pending = pass.pages.get(page);
       if (!pending) {
         if (page > 1 && pass.pages.size >= pass.ids.size) break;
-        pending = sharedLister(this.client).listClusters({ page, perPage: MAX_PER_PAGE });
+        pending = sharedLister(this.listings, this.client).listClusters({ page, perPage: MAX_PER_PAGE });
         pass.pages.set(page, pending);
       }
       let list: ApiClusterList;
@@ -130,29 +127,37 @@ function isFullCluster(c: ApiCluster): boolean {
   return ALWAYS_REPORTED.every((f) => isOfType(f, (c as unknown as Record<string, unknown>)[f.wire]));
 }
 
+/** The readers of a process by connection, and its listings in flight (its runtime's: `../runtime.ts`). */
+export interface ReaderRegistry {
+  readonly readers: Map<string, SharedReader>;
+  readonly listings: InFlightListings;
+}
+
 /**
- * The process-wide reader of this client's connection, on the process's clock (a reader made on
- * another clock is replaced); undefined when the client cannot list (a test double), and reads
- * stay one GET each.
+ * The registry's reader of this client's connection, on `clock` (a reader made on another clock
+ * is replaced); undefined when the client cannot list (a test double), and reads stay one GET each.
  */
-export function sharedReaderFor(client: unknown): SharedReader | undefined {
+export function sharedReaderFor(registry: ReaderRegistry, clock: Clock, client: unknown): SharedReader | undefined {
   if (!isSharedPollClient(client)) return undefined;
-  const readers = sharedReaders();
-  const clock = processClock();
-  let reader = readers.get(client.identity);
+  let reader = registry.readers.get(client.identity);
   if (!reader || reader.clock !== clock) {
-    reader = new SharedReader(client, clock);
-    readers.set(client.identity, reader);
+    reader = new SharedReader(client, clock, registry.listings);
+    registry.readers.set(client.identity, reader);
   }
   return reader;
 }
 
-/** Read cluster `id` through the shared reader of its connection (a plain GET for other clients). */
-export function readCluster(client: SharedReadClient | Pick<SharedReadClient, "getCluster">, id: string): Promise<ApiCluster> {
-  return sharedReaderFor(client)?.read(id) ?? client.getCluster(id);
+/** Read cluster `id` through the registry's reader of its connection (a plain GET for other clients). */
+export function readCluster(
+  registry: ReaderRegistry,
+  clock: Clock,
+  client: SharedReadClient | Pick<SharedReadClient, "getCluster">,
+  id: string,
+): Promise<ApiCluster> {
+  return sharedReaderFor(registry, clock, client)?.read(id) ?? client.getCluster(id);
 }
 
 /** Drop the pages of this client's connection (after a write through it). */
-export function forgetReads(client: unknown): void {
-  if (isSharedPollClient(client)) sharedReaders().get(client.identity)?.forget();
+export function forgetReads(readers: Map<string, SharedReader>, client: unknown): void {
+  if (isSharedPollClient(client)) readers.get(client.identity)?.forget();
 }

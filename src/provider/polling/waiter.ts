@@ -13,15 +13,14 @@
  * `schedule.ts` for the one change it notices later).
  */
 import type { CallOptions } from "../../client/budget";
-import type { ApiCluster, ApiNodeList, Clock } from "@pulumi-cms/contract";
+import { type ApiCluster, type ApiNodeList, type Clock, systemClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../shared/errors/cms-error";
 import { formatDuration } from "../../shared/domain/durations";
 import { DeadlineError, isNotFound, isTransient } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { goneLine, progressLine } from "../progress/lines";
-import { processClock } from "../settings";
 import { DEFAULT_POLL_SCHEDULE, delayAfterEarlyPoll, nextPollDelay, type PollSchedule } from "./schedule";
-import { type SharedPoller, sharedPollerFor, type FirstRoundPolicy } from "./shared-poll";
+import { type FirstRoundPolicy, type PollerRegistry, type SharedPoller, sharedPollerFor } from "./shared-poll";
 
 /** What the wait is for. */
 export type WaitTarget = "running" | "gone";
@@ -123,13 +122,15 @@ export interface WaitOptions {
   secrets?: string[];
   /** Poll schedule; {@link DEFAULT_POLL_SCHEDULE} by default. */
   schedule?: PollSchedule;
-  /** Time source; the process's clock (`../settings.ts`) by default. */
+  /** Time source; the wall clock by default. */
   clock?: Clock;
   /**
-   * Share polls with the other clusters of this endpoint + token waited on in this process (one
-   * listing serves them all; shared-poll.ts). Default: on when the wait runs on the process's
-   * clock, which the shared poller runs on; off with any other clock, whose time it would not follow.
+   * The process's shared pollers (its runtime's, `../runtime.ts`): the wait shares polls with the
+   * other clusters of this endpoint + token waited on in this process (one listing serves them
+   * all; shared-poll.ts), on the wait's clock. Without them each cluster is polled on its own.
    */
+  pollers?: PollerRegistry;
+  /** False: no sharing even with {@link WaitOptions.pollers}. */
   sharedPolling?: boolean;
   /** When the first polls of operations started together go, as one round (shared-poll.ts); by default at once. */
   firstRound?: FirstRoundPolicy;
@@ -149,9 +150,11 @@ export interface WaitOptions {
 }
 
 /** The shared poller that waits with these options use, if any (see {@link WaitOptions.sharedPolling}). */
-export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "sharedPolling" | "firstRound">): SharedPoller | undefined {
-  const clock = options.clock ?? processClock();
-  return (options.sharedPolling ?? clock === processClock()) ? sharedPollerFor(options.client, options.firstRound) : undefined;
+export function sharedPollerOf(
+  options: Pick<WaitOptions, "client" | "clock" | "pollers" | "sharedPolling" | "firstRound">,
+): SharedPoller | undefined {
+  if (!options.pollers || options.sharedPolling === false) return undefined;
+  return sharedPollerFor(options.pollers, options.clock ?? systemClock, options.client, options.firstRound);
 }
 
 /**
@@ -159,7 +162,7 @@ export function sharedPollerOf(options: Pick<WaitOptions, "client" | "clock" | "
  * of its connection wait for its answer (see `SharedPoller.sending`); as is without shared polling.
  */
 export function sendStarting<T>(
-  options: Pick<WaitOptions, "client" | "clock" | "sharedPolling" | "firstRound">,
+  options: Pick<WaitOptions, "client" | "clock" | "pollers" | "sharedPolling" | "firstRound">,
   request: () => Promise<T>,
 ): Promise<T> {
   return sharedPollerOf(options)?.sending(request) ?? request();
@@ -173,7 +176,7 @@ export function sendStarting<T>(
  *   (404 while waiting for running) or `timeout`; a non-transient API error (401, 403...) as is
  */
 export async function waitForCluster(options: WaitOptions): Promise<ApiCluster | undefined> {
-  const clock = options.clock ?? processClock();
+  const clock = options.clock ?? systemClock;
   const schedule = options.schedule ?? DEFAULT_POLL_SCHEDULE;
   const start = options.startedAt ?? clock.now();
   const deadline = start + options.timeoutMs;

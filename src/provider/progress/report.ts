@@ -1,38 +1,31 @@
 /**
  * Progress lines for the person watching `pulumi up`: a status next to the resource in the CLI's
  * progress view, and warnings in its diagnostics. Where they go is the host's business (the
- * dynamic-provider host sends them to the engine: `hosts/engine-progress.ts`); a tool or
- * a test may take them instead (`../settings.ts`). With neither (unit tests, the program process)
- * reporting is a no-op.
+ * dynamic-provider host sends them to the engine: `hosts/engine-progress.ts`), offered in the
+ * process's runtime (`../runtime.ts`); a tool or a test may take them instead (its settings'
+ * `progressSink`). With neither (unit tests, the program process) reporting is a no-op.
  */
-import { processSlot } from "../../shared/runtime/process-slot";
 import type { ProgressSink } from "./sink";
-import { processSettings } from "../settings";
-
-/** The sink the process's host offers, opened when a line is first to be shown. */
-const hostSink = processSlot<{ open?: () => ProgressSink | null; sink?: ProgressSink | null }>("provider.host-progress.v1", () => ({}));
+import type { HostProgress } from "../runtime";
+import type { ProviderSettings } from "../settings";
 
 /**
  * The sink in use, or undefined when nobody is watching (then the waiter also skips listing
  * nodes, which is only needed for the progress line).
  */
-export function progressSink(): ProgressSink | undefined {
-  const settings = processSettings();
+export function progressSink(settings: ProviderSettings, host: HostProgress): ProgressSink | undefined {
   if (settings.progressSink) return settings.progressSink;
-  const host = hostSink();
   if (host.sink === undefined && host.open) host.sink = host.open(); // null: looked, none
   return host.sink ?? undefined;
 }
 
-/** For a host: where progress lines go in this process. `open` is called once, on first use. */
-export function offerHostProgress(open: () => ProgressSink | null): void {
-  const host = hostSink();
+/** For a host: where progress lines go in its process. `open` is called once, on first use. */
+export function offerHostProgress(host: HostProgress, open: () => ProgressSink | null): void {
   host.open ??= open;
 }
 
 /** A progress callback for the resource's URN, or undefined when nobody is watching. */
-export function progressFor(urn: string | undefined): ((line: string) => void) | undefined {
-  const sink = progressSink();
+export function progressFor(sink: ProgressSink | undefined, urn: string | undefined): ((line: string) => void) | undefined {
   if (!sink || !urn) return undefined;
   return (line) => void sink.report(urn, line);
 }
@@ -50,8 +43,7 @@ async function delivered(sending: void | Promise<void> | undefined): Promise<voi
  * line next to its final status, where an earlier one ("provisioning: 0/3 nodes ready") would be
  * stale. (The engine's sink sends it only when an earlier line was shown: {@link holdingLines}.)
  */
-export async function endProgress(urn: string | undefined, outcome: string, always = false): Promise<void> {
-  const sink = urn ? progressSink() : undefined;
+export async function endProgress(sink: ProgressSink | undefined, urn: string | undefined, outcome: string, always = false): Promise<void> {
   if (urn && sink) await delivered(sink.end ? sink.end(urn, outcome, always) : sink.report(urn, outcome));
 }
 
@@ -114,6 +106,6 @@ export function holdingLines(
 }
 
 /** A warning in the CLI's diagnostics for `urn`, delivered before the operation returns. */
-export async function warnFor(urn: string, message: string): Promise<void> {
-  await delivered(progressSink()?.warn?.(urn, message));
+export async function warnFor(sink: ProgressSink | undefined, urn: string, message: string): Promise<void> {
+  await delivered(sink?.warn?.(urn, message));
 }

@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { providerHandlers } from "../../../src/hosts/native/handlers";
 import { pulumiGrpc } from "../../../src/hosts/pulumi-grpc";
 import { reveal, secret } from "../../../src/hosts/native/properties";
 import { UNKNOWN } from "../../../src/provider/properties/unknown";
-import { resetProcess } from "../../support/process";
+import { newHostRuntime } from "../../../src/hosts/process";
 
 const URN = "urn:pulumi:dev::clusters::cms:index:Cluster::cluster";
 const CONFIG = { endpoint: "http://127.0.0.1:1", token: "t" };
@@ -14,7 +14,7 @@ const CONFIG = { endpoint: "http://127.0.0.1:1", token: "t" };
 /** The inputs the plugin's check answers for a new auto-named Cluster, its provider configured under `id`. */
 async function checkedInputs(id: string | undefined): Promise<Record<string, unknown>> {
   const { provider: proto, struct } = pulumiGrpc();
-  const { handlers } = providerHandlers();
+  const { handlers } = providerHandlers(newHostRuntime());
   const config = await handlers.checkConfig(
     new proto.CheckRequest()
       .setUrn("urn:pulumi:dev::clusters::pulumi:providers:cms::default")
@@ -34,8 +34,6 @@ async function checkedInputs(id: string | undefined): Promise<Record<string, unk
 }
 
 describe("the native plugin's auto-name in a preview", () => {
-  beforeEach(() => resetProcess());
-
   it("is unknown while the engine previews the provider's creation (its seed is not the one up records)", async () => {
     expect((await checkedInputs(UNKNOWN)).name).toBe(UNKNOWN);
   });
@@ -47,13 +45,12 @@ describe("the native plugin's auto-name in a preview", () => {
 });
 
 describe("the native plugin's provider configuration", () => {
-  beforeEach(() => resetProcess());
   const DEFAULT = "urn:pulumi:dev::clusters::pulumi:providers:cms::default_0_3_0";
 
   /** Configure as the engine does: the checked inputs, with the token a secret where the stack holds it as one. */
   async function configureWith(token: unknown, urn = DEFAULT) {
     const { provider: proto, struct } = pulumiGrpc();
-    const { handlers } = providerHandlers();
+    const { handlers } = providerHandlers(newHostRuntime());
     const checked = await handlers.checkConfig(
       new proto.CheckRequest().setUrn(urn).setNews(struct.Struct.fromJavaScript({ endpoint: CONFIG.endpoint, token: reveal(token) })),
     );
@@ -66,7 +63,7 @@ describe("the native plugin's provider configuration", () => {
 
   it("hands the token back from checkConfig as it came, so that the engine's own marking decides", async () => {
     const { provider: proto, struct } = pulumiGrpc();
-    const { handlers } = providerHandlers();
+    const { handlers } = providerHandlers(newHostRuntime());
     const checked = await handlers.checkConfig(
       new proto.CheckRequest().setUrn(DEFAULT).setNews(struct.Struct.fromJavaScript({ token: "plain-token" })),
     );
@@ -75,7 +72,7 @@ describe("the native plugin's provider configuration", () => {
 
   it("marks an unchanged token secret itself: the engine records a provider whose configuration did not change before configure", async () => {
     const { provider: proto, struct } = pulumiGrpc();
-    const { handlers } = providerHandlers();
+    const { handlers } = providerHandlers(newHostRuntime());
     const checked = await handlers.checkConfig(
       new proto.CheckRequest()
         .setUrn(DEFAULT)
@@ -94,7 +91,7 @@ describe("the native plugin's provider configuration", () => {
       const { provider: proto, struct } = pulumiGrpc();
       const check = async () =>
         (
-          await providerHandlers().handlers.checkConfig(
+          await providerHandlers(newHostRuntime()).handlers.checkConfig(
             new proto.CheckRequest().setUrn(DEFAULT).setNews(struct.Struct.fromJavaScript({ token: "plain-token" })),
           )
         )
@@ -132,11 +129,9 @@ describe("the native plugin's provider configuration", () => {
 });
 
 describe("the native plugin's getKubeconfig", () => {
-  beforeEach(() => resetProcess());
-
   it("refuses a credential other than exec or static before any call, naming both", async () => {
     const { provider: proto, struct } = pulumiGrpc();
-    const { handlers } = providerHandlers();
+    const { handlers } = providerHandlers(newHostRuntime());
     const invoke = handlers.invoke(
       new proto.InvokeRequest()
         .setTok("cms:index:getKubeconfig")

@@ -4,7 +4,7 @@
  * held to the fields' declaration, a wrong type failing the call naming the property and the rule.
  */
 import { CLUSTER_FIELDS, clusterArguments } from "@pulumi-cms/contract";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { providerHandlers } from "../../../src/hosts/native/handlers";
 import { secret } from "../../../src/hosts/native/properties";
 import {
@@ -19,7 +19,7 @@ import {
 } from "../../../src/hosts/native/requests";
 import { pulumiGrpc } from "../../../src/hosts/pulumi-grpc";
 import { UNKNOWN } from "../../../src/provider/properties/unknown";
-import { resetProcess } from "../../support/process";
+import { newHostRuntime } from "../../../src/hosts/process";
 
 const URN = "urn:pulumi:dev::clusters::cms:index:Cluster::cluster";
 const CHECKED = { name: "cluster-abc1234", controlPlanes: 1, workers: 2, nodeSize: "small", phase: "managed" };
@@ -59,15 +59,13 @@ function rpc(members: {
 }
 
 describe("the native plugin's requests", () => {
-  beforeEach(() => resetProcess());
-
   it("hands check the program's values as they came, so a wrong one stays the check failure users see", async () => {
     const seen = new Set<string>();
     const { request } = checkRequest(rpc({ news: { workers: "3", nodeSize: 7 } }), seen, undefined);
     expect(request.news).toEqual({ workers: "3", nodeSize: 7 });
 
     const { provider: proto, struct: pb } = pulumiGrpc();
-    const { handlers } = providerHandlers();
+    const { handlers } = providerHandlers(newHostRuntime());
     const checked = await handlers.check(
       new proto.CheckRequest()
         .setUrn(URN)
