@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../packages/emulator/src";
 import { kubernetesProviderArgs } from "../../src/kubernetes";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { resetProcess } from "../support/process";
 
 let emu: RunningEmulator;

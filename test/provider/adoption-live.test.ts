@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import type { RunningEmulator } from "../../packages/emulator/src";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 import { derivedAutoName } from "../../src/provider/naming/auto-name";
 import { DRAWN_SEEDS_KEY } from "../../src/shared/runtime/drawn-seeds";

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { checkCluster, endpointProblem } from "../../src/provider/properties/check";
 import { derivedAutoName } from "../../src/provider/naming/auto-name";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 import { UNKNOWN } from "../../src/provider/properties/unknown";
 

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { ManualClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../src/shared/errors/cms-error";

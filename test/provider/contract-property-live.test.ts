@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CmsClient, ContractError, RateLimiter, createClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { isClusterId, ManualClock } from "@pulumi-cms/contract";
 import { CmsError } from "../../src/shared/errors/cms-error";

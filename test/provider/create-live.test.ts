@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { emulator } from "../support/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 import { ClusterInitError } from "../../src/provider/errors";
 import { emulatorForProvider, forgetStackConfig, inputs, rejection, showProgress } from "../support/provider";

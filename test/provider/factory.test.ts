@@ -4,7 +4,7 @@
  * the default one.
  */
 import { describe, expect, it } from "vitest";
-import { clusterProvider, createClusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider, createClusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 
 const inputs = { controlPlanes: 1, workers: 1, nodeSize: "small", __urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::c" };

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { waitForStatus } from "../support/emulator";
 import { emulatorForProvider, inputs, rejection } from "../support/provider";
 

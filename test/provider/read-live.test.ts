@@ -1,7 +1,7 @@
 /** read against the real emulator: refresh, drift, out-of-band delete, kubeconfig rotation, adopt. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { replaceProcessSettings } from "../../src/provider/settings";
 import { diffCluster } from "../../src/provider/properties/diff";
 import { checkCluster } from "../../src/provider/properties/check";

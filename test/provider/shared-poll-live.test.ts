@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { SharedPoller, sharedPollerFor } from "../../src/provider/polling/shared-poll";
 import { defaultEngineSlots, ENGINE_SPELLS, EngineWaves, noExpectedOperations } from "../../src/hosts/engine-waves";
 import { waitForCluster } from "../../src/provider/polling/waiter";

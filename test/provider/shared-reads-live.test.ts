@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient, type ApiCluster, type ApiClusterList, type CmsClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { forgetListings, sharedLister } from "../../src/provider/polling/listings";
 import { SharedPoller } from "../../src/provider/polling/shared-poll";
 import { SharedReader } from "../../src/provider/polling/shared-reads";

@@ -1,7 +1,7 @@
 /** update and delete against the real emulator. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { created, emulatorForProvider, inputs, rejection, showProgress } from "../support/provider";
 import { eventually } from "../support/eventually.mjs";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../packages/emulator/src";
 import { createClient } from "../../src/client";
-import { clusterProvider } from "../../src/provider/cluster-provider";
+import { clusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { ClusterInitError } from "../../src/provider/errors";
 import { nodeListDue, waitForCluster, WaitError } from "../../src/provider/polling/waiter";
 import { emulatorForProvider, inputs, rejection, virtualTime } from "../support/provider";
