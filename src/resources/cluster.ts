@@ -11,10 +11,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type ClusterStatus, clusterFieldsWhere, type NodeSize, type Phase } from "@pulumi-cms/contract";
-import * as providerEntry from "../provider/entry";
 import { DEFAULT_PHASE } from "../provider/properties/check";
 import { timeoutStringsFrom } from "../provider/properties/timeouts";
 import { refusePlainStackToken } from "../connection/stack-config";
+import { serializedEntry } from "../hosts/dynamic/serialized-entry";
 import { autoNameSeedFor } from "./autoname-seed";
 import { stateRecordOf } from "./state-record";
 
@@ -176,7 +176,7 @@ export class Cluster extends pulumi.dynamic.Resource {
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      super(providerEntry, name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
+      super(serializedEntry(), name, props, options, CLUSTER_MODULE, CLUSTER_TYPE_NAME);
     } catch (e) {
       Error.stackTraceLimit = stackTraceLimit;
       if (e instanceof Error) Error.captureStackTrace(e);

@@ -4,7 +4,7 @@
  * the default one.
  */
 import { describe, expect, it } from "vitest";
-import { createClusterProvider } from "../../src/provider/cluster-provider";
+import { createClusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import { newHostRuntime } from "../../src/hosts/process";
 
 const inputs = { controlPlanes: 1, workers: 1, nodeSize: "small", __urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic/cms:Cluster::c" };

@@ -27,6 +27,7 @@ async function ensureBuilt(): Promise<void> {
   const built = join(DIST, "provider", "cluster-provider.js");
   if (existsSync(built) && statSync(built).mtimeMs >= newest(join(ROOT, "src"))) return;
   await run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.json")], { cwd: ROOT });
+  await run(process.execPath, [join(ROOT, "scripts", "gen-pinned-stubs.mjs")], { cwd: ROOT });
 }
 
 /** The program side: construct a Cluster under mocks and print the `__provider` it registers. */

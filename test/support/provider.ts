@@ -1,7 +1,7 @@
 /** Shared set-up of the provider's tests against the real emulator (in-process, random port). */
 import { startEmulator, ManualClock, type EmulatorOptions, type RunningEmulator } from "../../packages/emulator/src";
 import { FAST_TIMINGS } from "./emulator";
-import { type ClusterProvider, createClusterProvider } from "../../src/provider/cluster-provider";
+import { type ClusterProvider, createClusterProvider } from "../../src/hosts/dynamic/cluster-provider";
 import type { ProgressSink } from "../../src/provider/progress/sink";
 import type { ProviderSettings } from "../../src/provider/settings";
 import { type HostRuntime, newHostRuntime } from "../../src/hosts/process";

@@ -17,6 +17,13 @@
  *
  * (`__seed`, `__autonamed` and `__requestedAt` are what check records in both faces' state:
  * `RecordedFields` in `provider/types.ts`.)
+ *
+ * Each bag is parsed, as the native host parses its engine's (`../request-rules.ts`): the
+ * program's inputs reach check as they came (check judges them), and every later call's bags,
+ * what check returned and the outputs this provider recorded, are held to the fields'
+ * declaration, as are the hidden inputs each call reads; a wrong type fails the call naming the
+ * request and the property (`the engine's update request: news.workers must be an integer, got a
+ * string`) before any request to the service.
  */
 import { omitUndefinedDeep } from "@pulumi-cms/contract";
 import { ClusterInitError } from "../../provider/errors";
@@ -25,13 +32,15 @@ import type {
   CreateRequest,
   DeleteRequest,
   DiffRequest,
-  Previewed,
   ReadRequest,
   UpdateRequest,
 } from "../../provider/operations/requests";
 import type { CheckResult, ReadResult } from "../../provider/operations/results";
-import type { TimeoutStrings } from "../../provider/properties/timeouts";
-import type { ClusterInputs, ClusterOutputs } from "../../provider/types";
+import { TIMEOUT_OPERATIONS, type TimeoutStrings } from "../../provider/properties/timeouts";
+import { UNKNOWN } from "../../provider/properties/unknown";
+import type { ClusterOutputs } from "../../provider/types";
+import { InvalidArgumentError } from "../../shared/errors/invalid-argument-error";
+import { assertInputs, assertOutputs, assertPreviewedInputs, kindOf } from "../request-rules";
 
 /** The hidden inputs that describe a call rather than the cluster (see the module comment). */
 interface HiddenInputs {
@@ -57,8 +66,49 @@ function split(bag: Record<string, unknown> | undefined): { plain: Record<string
   return { plain, hidden };
 }
 
-function urnOf(hidden: HiddenInputs): string | undefined {
-  return typeof hidden.__urn === "string" ? hidden.__urn : undefined;
+/** Where a call found a bag: `{ call: "update", where: "news" }`, for messages. */
+interface Source {
+  call: string;
+  where: string;
+}
+
+/**
+ * A hidden input, read by its rule: absent (or `null`) is undefined, and a value of another kind
+ * fails the call naming it. The value itself is not shown.
+ */
+function hiddenInput<T>(
+  hidden: HiddenInputs,
+  key: keyof HiddenInputs,
+  from: Source,
+  rule: string,
+  holds: (v: unknown) => v is T,
+): T | undefined {
+  const value = hidden[key];
+  if (value === undefined || value === null) return undefined;
+  if (!holds(value))
+    throw new InvalidArgumentError(`the engine's ${from.call} request: ${from.where}.${key} must be ${rule}, got ${kindOf(value)}`);
+  return value;
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+
+/** The URN the Cluster carries (a preview's may be the unknown sentinel, a string too). */
+function urnOf(hidden: HiddenInputs, from: Source): string | undefined {
+  return hiddenInput(hidden, "__urn", from, "a string", isString);
+}
+
+/** `customTimeouts` as the Cluster recorded it (check has judged each string): an object of strings. */
+function timeoutsOf(hidden: HiddenInputs, from: Source): TimeoutStrings | undefined {
+  const isTimeouts = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" &&
+    v !== null &&
+    !Array.isArray(v) &&
+    TIMEOUT_OPERATIONS.every((op) => isString((v as Record<string, unknown>)[op]) || (v as Record<string, unknown>)[op] == null);
+  const value = hiddenInput(hidden, "__timeouts", from, "an object of strings create, update and delete", isTimeouts);
+  if (value === undefined) return undefined;
+  const out: TimeoutStrings = {};
+  for (const op of TIMEOUT_OPERATIONS) if (isString(value[op])) out[op] = value[op];
+  return out;
 }
 
 /** What an operation's inputs and outputs keep of the call: the URN and the timeouts. */
@@ -92,17 +142,23 @@ export async function dynamicCheck(
   check: (request: CheckRequest) => Promise<CheckResult>,
 ): Promise<CheckResult> {
   const { plain, hidden } = split(news);
+  const from = { call: "check", where: "news" };
   // The Cluster shows the engine the auto-name the state records (resources/cluster.ts); it is
   // not the user's name: check derives or keeps it as if the program left it out.
   if (hidden.__nameFromState === true) delete plain.name;
+  // What the program read from the state: unknown in a preview of a resource not yet read.
+  const isRecord = (v: unknown): v is { name?: unknown } | typeof UNKNOWN =>
+    v === UNKNOWN || (typeof v === "object" && v !== null && !Array.isArray(v));
+  const inState = hiddenInput(hidden, "__inState", from, "an object", isRecord);
   const result = await check({
-    urn: urnOf(hidden),
+    urn: urnOf(hidden, from),
     olds: olds ?? {},
     news: plain,
     seed: plain.__seed,
+    // Judged by check, which reports a wrong one as a check failure.
     timeouts: hidden.__timeouts,
     importId: hidden.__import,
-    inState: hidden.__inState as CheckRequest["inState"],
+    inState: inState === UNKNOWN ? undefined : inState,
   });
   const inputs = withCarried(result.inputs, {
     ...carried(hidden),
@@ -114,12 +170,15 @@ export async function dynamicCheck(
 }
 
 /**
- * `diff(id, olds, news)` of the dynamic host as the core's request. The bags are taken as they
- * come, unchecked, as every release's state has been: the outputs this provider recorded, and the
- * inputs its check returned (in a preview, any may be unknown).
+ * `diff(id, olds, news)` of the dynamic host as the core's request: the outputs this provider
+ * recorded against the inputs its check returned (in a preview, any may be unknown).
  */
 export function diffRequest(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): DiffRequest {
-  return { id, urn: urnOf(split(news).hidden), olds: olds as Partial<ClusterOutputs>, news: news as Previewed<ClusterInputs> };
+  const recorded = split(olds).plain;
+  const { plain, hidden } = split(news);
+  assertOutputs(recorded, "diff", "olds");
+  assertPreviewedInputs(plain, "diff", "news");
+  return { id, urn: urnOf(hidden, { call: "diff", where: "news" }), olds: recorded, news: plain };
 }
 
 /** `create(inputs)` of the dynamic host, as the core's create request and its answer. */
@@ -128,14 +187,16 @@ export async function dynamicCreate<R extends { outs: ClusterOutputs }>(
   create: (request: CreateRequest) => Promise<R>,
 ): Promise<R> {
   const { plain, hidden } = split(bag);
-  const result = await carryingOnInitError(hidden, () =>
-    create({
-      urn: urnOf(hidden),
-      timeouts: hidden.__timeouts as TimeoutStrings | undefined,
-      importId: hidden.__import ? String(hidden.__import) : undefined,
-      inputs: plain as unknown as ClusterInputs,
-    }),
-  );
+  const from = { call: "create", where: "inputs" };
+  assertInputs(plain, from.call, from.where);
+  const request: CreateRequest = {
+    urn: urnOf(hidden, from),
+    timeouts: timeoutsOf(hidden, from),
+    // Check keeps the `import` option's id only when it is one (an empty one imports nothing).
+    importId: hiddenInput(hidden, "__import", from, "a string", isString) || undefined,
+    inputs: plain,
+  };
+  const result = await carryingOnInitError(hidden, () => create(request));
   return { ...result, outs: withCarried(result.outs, carried(hidden)) };
 }
 
@@ -146,9 +207,18 @@ export async function dynamicRead(
   read: (request: ReadRequest) => Promise<ReadResult>,
 ): Promise<ReadResult> {
   const { plain, hidden } = split(props);
-  const get = hidden.__get;
+  const from = { call: "read", where: "props" };
+  assertOutputs(plain, from.call, from.where);
+  // `Cluster.get` marks the read a lookup, naming itself (or another caller) in messages.
+  const get = hiddenInput(
+    hidden,
+    "__get",
+    from,
+    "a string or a boolean",
+    (v): v is string | boolean => isString(v) || typeof v === "boolean",
+  );
   const lookup = typeof get === "string" ? get : get === true ? "Cluster.get" : undefined;
-  const result = await read({ id, urn: urnOf(hidden), state: plain as Partial<ClusterOutputs>, lookup });
+  const result = await read({ id, urn: urnOf(hidden, from), state: plain, lookup });
   if (!result.id) return result;
   return {
     id: result.id,
@@ -165,20 +235,28 @@ export async function dynamicUpdate<R extends { outs: ClusterOutputs }>(
   update: (request: UpdateRequest) => Promise<R>,
 ): Promise<R> {
   const { plain, hidden } = split(news);
-  const result = await carryingOnInitError(hidden, () =>
-    update({
-      id,
-      urn: urnOf(hidden),
-      timeouts: hidden.__timeouts as TimeoutStrings | undefined,
-      olds: split(olds).plain as unknown as ClusterOutputs,
-      news: plain as unknown as ClusterInputs,
-    }),
-  );
+  const recorded = split(olds).plain;
+  const from = { call: "update", where: "news" };
+  assertOutputs(recorded, from.call, "olds");
+  assertInputs(plain, from.call, from.where);
+  const request: UpdateRequest = {
+    id,
+    urn: urnOf(hidden, from),
+    timeouts: timeoutsOf(hidden, from),
+    // Every state this provider records holds the outputs a cluster always has (a create that
+    // failed part-way records its checked inputs with the status `unknown`), and update reads
+    // only `workers`, `nodeSize` and the kubeconfig of them (as in the native host).
+    olds: recorded as ClusterOutputs,
+    news: plain,
+  };
+  const result = await carryingOnInitError(hidden, () => update(request));
   return { ...result, outs: withCarried(result.outs, carried(hidden)) };
 }
 
 /** `delete(id, props)` of the dynamic host as the core's request. */
 export function deleteRequest(id: string, props: Record<string, unknown>): DeleteRequest {
   const { plain, hidden } = split(props);
-  return { id, urn: urnOf(hidden), timeouts: hidden.__timeouts as TimeoutStrings | undefined, state: plain as Partial<ClusterOutputs> };
+  const from = { call: "delete", where: "props" };
+  assertOutputs(plain, from.call, from.where);
+  return { id, urn: urnOf(hidden, from), timeouts: timeoutsOf(hidden, from), state: plain };
 }

@@ -4,7 +4,7 @@
  * state of every release must load, and a new state must load in the next release).
  */
 import { describe, expect, it } from "vitest";
-import { createClusterProvider } from "../../../src/provider/cluster-provider";
+import { createClusterProvider } from "../../../src/hosts/dynamic/cluster-provider";
 import { UNKNOWN } from "../../../src/provider/properties/unknown";
 import { newHostRuntime } from "../../../src/hosts/process";
 
