@@ -9,7 +9,16 @@
  * status, phase or size this version does not know (a string all the same); a documented field
  * that is missing or of another type, or an id of another shape, is a broken answer.
  */
-import { CLUSTER_FIELDS, CLUSTER_ID_PATTERN, type Field, NODE_FIELDS, NODE_ID_PATTERN, omissible, wireArguments, wireNames } from "./fields";
+import {
+  CLUSTER_FIELDS,
+  CLUSTER_ID_PATTERN,
+  type Field,
+  NODE_FIELDS,
+  NODE_ID_PATTERN,
+  omissible,
+  wireArguments,
+  wireNames,
+} from "./fields";
 import { CLUSTER_STATUSES } from "./values";
 import { MAX_PER_PAGE } from "./wire-types";
 

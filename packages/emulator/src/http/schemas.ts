@@ -56,7 +56,11 @@ export function formatValidationError(errors: AjvError[], dataVar: string): Serv
       );
     }
     if (IMMUTABLE.includes(field)) {
-      return new ServiceError(400, "validation_failed", `${field} is immutable: only ${listed(UPDATED_IN_PLACE, "and")} can be modified after creation`);
+      return new ServiceError(
+        400,
+        "validation_failed",
+        `${field} is immutable: only ${listed(UPDATED_IN_PLACE, "and")} can be modified after creation`,
+      );
     }
     return new ServiceError(400, "validation_failed", `Unknown field "${clip(field, 40)}"`);
   }

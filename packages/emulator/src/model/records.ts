@@ -87,14 +87,18 @@ export interface KubeconfigCredential {
 }
 
 /** The create's fields it may not leave out. */
-type RequiredInCreate = { [K in keyof CreateClusterRequest]-?: object extends Pick<CreateClusterRequest, K> ? never : K }[keyof CreateClusterRequest];
+type RequiredInCreate = {
+  [K in keyof CreateClusterRequest]-?: object extends Pick<CreateClusterRequest, K> ? never : K;
+}[keyof CreateClusterRequest];
 
 /**
  * What POST /v1/clusters accepts once validated: every argument of the contract's create body, an
  * absent one at the value the service defaults it to (`phase`), else `null` (`infra_id`).
  */
 export type CreateInput = {
-  [K in keyof CreateClusterRequest]-?: K extends RequiredInCreate | WireNameOf<ClusterFields, FieldsWhere<ClusterFields, { default: unknown }>>
+  [K in keyof CreateClusterRequest]-?: K extends
+    | RequiredInCreate
+    | WireNameOf<ClusterFields, FieldsWhere<ClusterFields, { default: unknown }>>
     ? Exclude<CreateClusterRequest[K], undefined>
     : Exclude<CreateClusterRequest[K], undefined> | null;
 };
