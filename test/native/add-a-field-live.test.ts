@@ -171,6 +171,7 @@ describe("an output and an argument added to the declaration alone", () => {
       const argument = "Weekly maintenance window, `<day> <hh:mm>` UTC. Updated in place.";
       expect(schema.resources["cms:index:Cluster"].inputProperties.maintenanceWindow).toEqual({ type: "string", description: argument });
       expect(schema.resources["cms:index:Cluster"].requiredInputs).not.toContain("maintenanceWindow");
+      expect(schema.resources["cms:index:Cluster"].description).toContain("`workers`, `nodeSize` and `maintenanceWindow` change in place");
       expect(read("sdk/nodejs/cluster.ts")).toMatch(/maintenanceWindow\?: pulumi\.Input<string( \| undefined)?>;/);
       expect(read("sdk/go/cms/cluster.go")).toMatch(/MaintenanceWindow +pulumi\.StringPtrInput/);
       expect(read("src/generated/cluster-resource-types.ts")).toContain(

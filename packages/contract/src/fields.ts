@@ -80,6 +80,11 @@ export interface Accepts {
 
 const oneOf = (values: readonly string[]) => values.join(", ");
 
+/** `a, b and c`, with `and` or another last conjunction: a list of fields or values in a sentence. */
+export function listed(words: readonly string[], conjunction = "and"): string {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} ${conjunction} ${words[words.length - 1]}`;
+}
+
 /** Upper bound on workers: the emulator's (the documentation sets none); keeps a request from allocating unbounded nodes. */
 export const MAX_WORKERS = 100;
 

@@ -3,7 +3,7 @@
  * serialization) are the wire contract's (`@pulumi-cms/contract`, which the client reads answers
  * with too); here, the translation of an ajv error into a message that names the field and the rule.
  */
-import { CLUSTER_FIELDS, CLUSTER_STATUSES, MAX_PER_PAGE, MAX_WORKERS, NODE_SIZES, PHASES, wireNames } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, CLUSTER_STATUSES, listed, MAX_PER_PAGE, MAX_WORKERS, NODE_SIZES, PHASES, wireNames } from "@pulumi-cms/contract";
 import { ServiceError, clip } from "./errors";
 
 /** The rule of each field, as said in validation messages. */
@@ -22,11 +22,6 @@ export const FIELD_RULES: Record<string, string> = {
 /** The fields of the cluster PATCH changes (the contract's declaration: updated in place), and those that exist but it cannot change. */
 const UPDATED_IN_PLACE = wireNames(CLUSTER_FIELDS, (f) => f.onChange === "update").map(([, wire]) => wire);
 const IMMUTABLE = wireNames(CLUSTER_FIELDS, (f) => f.onChange !== "update").map(([, wire]) => wire);
-
-/** `a, b and c`, with `and` or another last conjunction. */
-function listed(words: readonly string[], conjunction: string): string {
-  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} ${conjunction} ${words[words.length - 1]}`;
-}
 
 /** The subset of an ajv error we read. */
 interface AjvError {
@@ -59,7 +54,7 @@ export function formatValidationError(errors: AjvError[], dataVar: string): Serv
       return new ServiceError(
         400,
         "validation_failed",
-        `${field} is immutable: only ${listed(UPDATED_IN_PLACE, "and")} can be modified after creation`,
+        `${field} is immutable: only ${listed(UPDATED_IN_PLACE)} can be modified after creation`,
       );
     }
     return new ServiceError(400, "validation_failed", `Unknown field "${clip(field, 40)}"`);
