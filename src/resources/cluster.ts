@@ -10,8 +10,8 @@
  * Auto-named clusters also carry the stack's auto-name seed, `__seed` (see `autoname-seed.ts`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { type ClusterStatus, clusterFieldsWhere, type NodeSize, type Phase } from "@pulumi-cms/contract";
-import { DEFAULT_PHASE } from "../provider/properties/check";
+import { CLUSTER_FIELDS, clusterArguments, clusterFieldsWhere, type Field } from "@pulumi-cms/contract";
+import type { ClusterFieldArgs, ClusterFieldOutputs } from "../generated/cluster-resource-types";
 import { timeoutStringsFrom } from "../provider/properties/timeouts";
 import { refusePlainStackToken } from "../connection/stack-config";
 import { serializedEntry } from "../hosts/dynamic/serialized-entry";
@@ -28,25 +28,8 @@ export interface ClusterConnectionArgs {
   token?: pulumi.Input<string>;
 }
 
-/** Arguments of a {@link Cluster}. */
-export interface ClusterArgs {
-  /**
-   * Cluster name: letters, digits and hyphens, 1-63 characters. Default: the resource name, `-`
-   * and 7 characters derived from the project, stack and resource name and a random seed kept in
-   * the stack's state (the preview shows the name `up` creates once the stack has its seed, no
-   * other stack computes it, and a replacement gets a new one). Changing it replaces the cluster.
-   */
-  name?: pulumi.Input<string>;
-  /** Number of control planes: 1 or 3. Changing it replaces the cluster. */
-  controlPlanes: pulumi.Input<1 | 3>;
-  /** Number of workers, at least 1. Updated in place. */
-  workers: pulumi.Input<number>;
-  /** Size of every node. Updated in place. */
-  nodeSize: pulumi.Input<NodeSize>;
-  /** Where the cluster runs; default `managed`. Changing it replaces the cluster. */
-  phase?: pulumi.Input<Phase>;
-  /** Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster. */
-  infraId?: pulumi.Input<string>;
+/** Arguments of a {@link Cluster}: those of the fields' declaration (generated), and the connection. */
+export interface ClusterArgs extends ClusterFieldArgs {
   /** Explicit endpoint and token for this cluster. */
   connection?: ClusterConnectionArgs;
 }
@@ -63,6 +46,12 @@ export interface ClusterGetArgs {
 const OUTPUT_KEYS = clusterFieldsWhere((f) => f.output !== undefined && f.secret !== "token");
 /** The outputs stored encrypted whole (the kubeconfig). */
 const SECRET_OUTPUTS = clusterFieldsWhere((f) => f.output !== undefined && f.secret === true);
+/** The arguments the constructor hands on as they are: all but the connection, which it wraps. */
+const ARGUMENT_KEYS = clusterArguments((f) => f.type !== "object") as (keyof ClusterFieldArgs)[];
+
+// The outputs, declared by the generated interface merged into the class: the base constructor sets
+// them from the props (below), so the class declares no field of its own.
+export interface Cluster extends ClusterFieldOutputs {}
 
 /**
  * A cluster of the Cluster Management Service.
@@ -77,36 +66,8 @@ const SECRET_OUTPUTS = clusterFieldsWhere((f) => f.output !== undefined && f.sec
  * `customTimeouts` option (defaults: create 30m, update 30m, delete 20m), `import`, and
  * {@link Cluster.get}.
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged members are the outputs the base constructor sets.
 export class Cluster extends pulumi.dynamic.Resource {
-  // `declare`: with ES2022 class fields a plain declaration would reset the outputs the base
-  // constructor has just set.
-  /** Cluster name (given or generated). */
-  declare public readonly name: pulumi.Output<string>;
-  /** Status as last read: provisioning, running, scaling, upgrading, error or deleting. */
-  declare public readonly status: pulumi.Output<ClusterStatus>;
-  /** `managed`, `onpremise` or `baremetal`. */
-  declare public readonly phase: pulumi.Output<Phase>;
-  /** Number of control planes. */
-  declare public readonly controlPlanes: pulumi.Output<number>;
-  /** Number of workers. */
-  declare public readonly workers: pulumi.Output<number>;
-  /** Node size. */
-  declare public readonly nodeSize: pulumi.Output<NodeSize>;
-  /** Total number of nodes. */
-  declare public readonly nodeCount: pulumi.Output<number>;
-  /** URL of the cluster's Kubernetes API server, `https://<host>:<port>`. */
-  declare public readonly endpoint: pulumi.Output<string>;
-  /** Kubernetes version, `v<major>.<minor>.<patch>`. */
-  declare public readonly kubernetesVersion: pulumi.Output<string>;
-  /** Creation time (ISO 8601 UTC). */
-  declare public readonly createdAt: pulumi.Output<string>;
-  /** Last change (ISO 8601 UTC). */
-  declare public readonly updatedAt: pulumi.Output<string>;
-  /** Target infrastructure, when the cluster has one. */
-  declare public readonly infraId: pulumi.Output<string | undefined>;
-  /** Kubeconfig YAML to reach the cluster. Secret. Unchanged unless its credentials change. */
-  declare public readonly kubeconfig: pulumi.Output<string>;
-
   /**
    * Adopt an existing cluster as a read-only resource: its state is read from the API by id.
    * The connection comes from `state.connection`, else stack config, else environment.
@@ -140,14 +101,12 @@ export class Cluster extends pulumi.dynamic.Resource {
     const props: Record<string, unknown> = {};
     for (const key of OUTPUT_KEYS) props[key] = undefined;
     if (!reading) {
-      props.name = args?.name;
-      props.controlPlanes = args?.controlPlanes;
-      props.workers = args?.workers;
-      props.nodeSize = args?.nodeSize;
-      // The default written out, as check records it: `refresh --run-program` shows the engine's
-      // comparison of the program's arguments with the recorded inputs.
-      props.phase = args?.phase ?? DEFAULT_PHASE;
-      props.infraId = args?.infraId;
+      // A default the service takes written out (`phase`), as check records it: `refresh
+      // --run-program` shows the engine's comparison of the program's arguments with the recorded inputs.
+      for (const key of ARGUMENT_KEYS) {
+        const fallback = (CLUSTER_FIELDS[key] as Field).default;
+        props[key] = fallback === undefined ? args?.[key] : (args?.[key] ?? fallback);
+      }
       props.__import = importId;
     }
     props.connection = connectionInput(args?.connection);

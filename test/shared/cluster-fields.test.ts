@@ -18,11 +18,15 @@ import {
   clusterListSchema,
   clusterSchema,
   clusterSummarySchema,
+  createBody,
+  type CreateClusterRequest,
   type Field,
   nodeListSchema,
+  type UpdateClusterRequest,
+  updateBody,
 } from "@pulumi-cms/contract";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { FIELD_TYPES_FILE, fieldTypesSource } from "../../scripts/gen-field-types.mjs";
+import { FIELD_TYPES_FILE, fieldTypesSource, RESOURCE_TYPES_FILE, resourceTypesSource } from "../../scripts/gen-field-types.mjs";
 import { PACKAGE_VERSION } from "../../src/client/version";
 import { isSecret, markSecrets } from "../../src/hosts/native/properties";
 import { packageSchema } from "../../src/hosts/native/schema";
@@ -63,6 +67,7 @@ const LIST_OPTIONAL = { clusters: ["total", "page", "per_page"], nodes: ["total"
 describe("the generated camelCase types", () => {
   it("are what the declaration generates (else: npm run gen)", () => {
     expect(fs.readFileSync(FIELD_TYPES_FILE, "utf8") === fieldTypesSource(contract), "run npm run gen").toBe(true);
+    expect(fs.readFileSync(RESOURCE_TYPES_FILE, "utf8") === resourceTypesSource(contract), "run npm run gen").toBe(true);
   });
 });
 
@@ -75,6 +80,13 @@ describe("the types", () => {
     expectTypeOf<OptionalKeys<ApiClusterSummary>>().toEqualTypeOf<never>();
     expectTypeOf<OptionalKeys<ApiClusterList>>().toEqualTypeOf<(typeof LIST_OPTIONAL.clusters)[number]>();
     expectTypeOf<OptionalKeys<ApiNodeList>>().toEqualTypeOf<(typeof LIST_OPTIONAL.nodes)[number]>();
+    // The requests: the create every argument on the wire, optional those it may leave out; the PATCH what updates in place.
+    expectTypeOf<Kinds<CreateClusterRequest>>().toEqualTypeOf<WireShape<{ wire: string; input: string }>>();
+    expectTypeOf<OptionalKeys<CreateClusterRequest>>().toEqualTypeOf<
+      WireName<Where<{ wire: string } & ({ input: "optional" } | { default: unknown })>>
+    >();
+    expectTypeOf<Kinds<UpdateClusterRequest>>().toEqualTypeOf<WireShape<{ onChange: "update" }>>();
+    expectTypeOf<OptionalKeys<UpdateClusterRequest>>().toEqualTypeOf<WireName<Where<{ onChange: "update" }>>>();
     // camelCase: the lookups' results and the attributes the outputs share.
     expectTypeOf<Kinds<ClusterInfo>>().toEqualTypeOf<CamelShape<{ wire: string }>>();
     expectTypeOf<OptionalKeys<ClusterInfo>>().toEqualTypeOf<Where<{ wire: string; output: "optional" }>>();
@@ -136,6 +148,24 @@ describe("the wire contract's cluster schemas", () => {
     const optional = (s: { properties: object; required: string[] }) => Object.keys(s.properties).filter((k) => !s.required.includes(k));
     expect(optional(clusterListSchema)).toEqual(LIST_OPTIONAL.clusters);
     expect(optional(nodeListSchema)).toEqual(LIST_OPTIONAL.nodes);
+  });
+});
+
+describe("the wire contract's request schemas", () => {
+  const wire = (keep: (f: Field) => boolean) =>
+    sorted(entries.filter(([, f]) => f.wire !== undefined && keep(f)).map(([, f]) => f.wire as string));
+
+  it("take every argument on the wire, of its type, requiring those the service does not default", () => {
+    const props = createBody.properties as Record<string, JsonSchema>;
+    expect(sorted(Object.keys(props))).toEqual(wire((f) => f.input !== undefined));
+    for (const [, f] of entries.filter(([, f]) => f.wire !== undefined && f.input !== undefined)) {
+      expect(props[f.wire as string].type, f.wire).toBe(f.type);
+    }
+    expect(sorted(createBody.required)).toEqual(wire((f) => f.input !== undefined && f.input !== "optional" && f.default === undefined));
+  });
+
+  it("let PATCH change exactly what updates in place", () => {
+    expect(sorted(Object.keys(updateBody.properties))).toEqual(wire((f) => f.onChange === "update"));
   });
 });
 

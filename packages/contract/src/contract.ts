@@ -9,8 +9,17 @@
  * status, phase or size this version does not know (a string all the same); a documented field
  * that is missing or of another type, or an id of another shape, is a broken answer.
  */
-import { CLUSTER_FIELDS, CLUSTER_ID_PATTERN, type Field, NODE_FIELDS, NODE_ID_PATTERN, wireNames } from "./fields";
-import { CLUSTER_STATUSES, NODE_SIZES, PHASES } from "./values";
+import {
+  CLUSTER_FIELDS,
+  CLUSTER_ID_PATTERN,
+  type Field,
+  NODE_FIELDS,
+  NODE_ID_PATTERN,
+  omissible,
+  wireArguments,
+  wireNames,
+} from "./fields";
+import { CLUSTER_STATUSES } from "./values";
 import { MAX_PER_PAGE } from "./wire-types";
 
 const CLUSTER_ID = new RegExp(CLUSTER_ID_PATTERN);
@@ -34,34 +43,30 @@ export const ID_RULES = {
 
 // ------------------------------------------------------------------------------------ requests
 
-/** Upper bound on workers: the emulator's (the documentation sets none); keeps a request from allocating unbounded nodes. */
-export const MAX_WORKERS = 100;
+/**
+ * The request schema of each argument on the wire for which `keep` holds, under its wire name, in
+ * the order a program writes them: its type, its documented values and what else it `accepts`.
+ */
+function argumentProps(keep: (field: Field) => boolean): Record<string, object> {
+  const props: Record<string, object> = {};
+  for (const [, f] of wireArguments(keep)) props[f.wire] = { type: f.type, ...(f.values ? { enum: f.values } : {}), ...f.accepts };
+  return props;
+}
 
-const nameSchema = { type: "string", minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9-]+$" };
-const workersSchema = { type: "integer", minimum: 1, maximum: MAX_WORKERS };
-const nodeSizeSchema = { type: "string", enum: NODE_SIZES };
-
-/** `POST /v1/clusters` body. */
+/** `POST /v1/clusters` body: every argument on the wire; required but those the create may leave out. */
 export const createBody = {
   type: "object",
-  required: ["name", "control_planes", "workers", "node_size"],
+  required: wireArguments((f) => !omissible(f)).map(([, f]) => f.wire),
   additionalProperties: false,
-  properties: {
-    name: nameSchema,
-    control_planes: { type: "integer", enum: [1, 3] },
-    workers: workersSchema,
-    node_size: nodeSizeSchema,
-    phase: { type: "string", enum: PHASES },
-    infra_id: { type: "string", minLength: 1, maxLength: 128 },
-  },
+  properties: argumentProps(() => true),
 };
 
-/** `PATCH /v1/clusters/{id}` body: only `workers` and `node_size`. */
+/** `PATCH /v1/clusters/{id}` body: the arguments updated in place (`workers` and `node_size`), at least one. */
 export const updateBody = {
   type: "object",
   additionalProperties: false,
   minProperties: 1,
-  properties: { workers: workersSchema, node_size: nodeSizeSchema },
+  properties: argumentProps((f) => f.onChange === "update"),
 };
 
 /** `GET /v1/clusters` query. */

@@ -4,8 +4,8 @@
  * changing it does, whether it may be absent from the outputs, whether it is a secret, and how
  * the outputs describe it. Pure data, and the functions that read it.
  *
- * Every other description of the two is made from this one: the answer schemas (`contract.ts`)
- * and the wire types (`wire-types.ts`) here; in the provider, the camelCase mapping, the core's
+ * Every other description of the two is made from this one: the answer and request schemas
+ * (`contract.ts`) and the wire types (`wire-types.ts`) here; in the provider, the camelCase mapping, the core's
  * lists of what updates and what replaces, the preview's unknown outputs, the native host's input
  * picks and the native schema (so `sdk/`); in the emulator, its wire view and its record check.
  * What cannot be made at run time is generated from it (`npm run gen`: the client's answer
@@ -40,6 +40,18 @@ export interface Field {
   readonly input?: "required" | "defaulted" | "optional";
   /** What a change of the argument does: `update` in place (PATCH) or `replace` the cluster. */
   readonly onChange?: "update" | "replace";
+  /**
+   * What the create and the PATCH accept of the argument beyond its JSON type and documented
+   * `values`: JSON Schema keywords of its property in the request schemas (contract.ts). An
+   * integer `enum` is also the type a program's argument is given.
+   */
+  readonly accepts?: Accepts;
+  /**
+   * The value the service takes when the create leaves the argument out: the create's body may
+   * leave it out, and the provider writes it out in the recorded inputs. An argument `defaulted`
+   * without one is defaulted by the provider (the name) and required on the wire.
+   */
+  readonly default?: string | number;
   /** As an output of the Cluster and in the lookups' results: `required`, or `optional` (may be absent). Absent: not an output. */
   readonly output?: "required" | "optional";
   /** Never stored or shown plain: `true` the whole value, `token` that member of the object. */
@@ -56,7 +68,25 @@ export interface Field {
   readonly argument?: string;
 }
 
+/** JSON Schema keywords a request property may carry beyond its type (see {@link Field.accepts}). */
+export interface Accepts {
+  readonly enum?: readonly number[];
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+}
+
 const oneOf = (values: readonly string[]) => values.join(", ");
+
+/** `a, b and c`, with `and` or another last conjunction: a list of fields or values in a sentence. */
+export function listed(words: readonly string[], conjunction = "and"): string {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} ${conjunction} ${words[words.length - 1]}`;
+}
+
+/** Upper bound on workers: the emulator's (the documentation sets none); keeps a request from allocating unbounded nodes. */
+export const MAX_WORKERS = 100;
 
 /**
  * A cluster id: `cls_` and then letters, digits, `_` or `-` (the documentation says `cls_<id>`;
@@ -76,6 +106,7 @@ export const CLUSTER_FIELDS = {
     type: "string",
     input: "defaulted",
     onChange: "replace",
+    accepts: { minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9-]+$" },
     output: "required",
     description: "Cluster name.",
     argument:
@@ -96,6 +127,7 @@ export const CLUSTER_FIELDS = {
     values: PHASES,
     input: "defaulted",
     onChange: "replace",
+    default: "managed",
     output: "required",
     description: `Where the cluster runs: ${oneOf(PHASES)}.`,
     argument: `Where the cluster runs: ${oneOf(PHASES)}; default \`managed\`. Changing it replaces the cluster.`,
@@ -106,6 +138,7 @@ export const CLUSTER_FIELDS = {
     type: "integer",
     input: "required",
     onChange: "replace",
+    accepts: { enum: [1, 3] },
     output: "required",
     description: "Number of control planes (1 or 3).",
     argument: "Number of control planes: 1 or 3. Changing it replaces the cluster.",
@@ -116,6 +149,7 @@ export const CLUSTER_FIELDS = {
     type: "integer",
     input: "required",
     onChange: "update",
+    accepts: { minimum: 1, maximum: MAX_WORKERS },
     output: "required",
     description: "Number of workers (as the service reports them, after a refresh).",
     argument: "Number of workers, at least 1. Updated in place.",
@@ -154,6 +188,7 @@ export const CLUSTER_FIELDS = {
     type: "string",
     input: "optional",
     onChange: "replace",
+    accepts: { minLength: 1, maxLength: 128 },
     output: "optional",
     description: "Target infrastructure.",
     argument: "Target infrastructure; required when `phase` is not `managed`. Changing it replaces the cluster.",
@@ -251,6 +286,27 @@ type MaybeWireNames<F> = WireNameOf<F, FieldsWhere<F, { reported: "maybe" }>>;
  */
 export type WireObject<F, P = unknown> = Omit<WireValues<F, P>, MaybeWireNames<F>> &
   Partial<Pick<WireValues<F, P>, MaybeWireNames<F> & keyof WireValues<F, P>>>;
+
+/** The arguments of `F` on the wire that have `P`, under their wire names, with their value types. */
+type ArgumentValues<F, P> = { [K in FieldsWhere<F, P & { input: string; wire: string }> as WireNameOf<F, K>]: ValueOf<F[K]> };
+/** The wire names of the arguments of `F` the create may leave out ({@link omissible}). */
+export type OmissibleWireNames<F> = WireNameOf<F, FieldsWhere<F, { input: "optional" } | { default: string | number }>>;
+
+/** The create's body made of `F`: every argument on the wire, under its wire name, those it may leave out optional. */
+export type CreateObject<F> = Omit<ArgumentValues<F, unknown>, OmissibleWireNames<F>> &
+  Partial<Pick<ArgumentValues<F, unknown>, OmissibleWireNames<F> & keyof ArgumentValues<F, unknown>>>;
+/** The PATCH's body made of `F`: the arguments updated in place, each optional. */
+export type UpdateObject<F> = Partial<ArgumentValues<F, { onChange: "update" }>>;
+
+/** True for an argument the create may leave out: an optional one, or one the service defaults. */
+export function omissible(field: Field): boolean {
+  return field.input === "optional" || field.default !== undefined;
+}
+
+/** The Cluster's arguments on the wire for which `keep` holds, in the order a program writes them, with their declarations. */
+export function wireArguments(keep: (field: Field) => boolean = () => true): [camel: ClusterFieldName, field: Field & { wire: string }][] {
+  return clusterArguments((f) => f.wire !== undefined && keep(f)).map((name) => [name, CLUSTER_FIELDS[name] as Field & { wire: string }]);
+}
 
 /** The wire names of `fields`' fields that have one, in declaration order, with their camelCase names. */
 export function wireNames(fields: Record<string, Field>, keep: (field: Field) => boolean = () => true): [camel: string, wire: string][] {

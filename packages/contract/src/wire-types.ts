@@ -5,8 +5,7 @@
  * nothing else reshapes them. The cluster and node objects are made from the declaration of their
  * fields (fields.ts).
  */
-import type { ClusterFields, NodeFields, WireObject } from "./fields";
-import type { NodeSize, Phase } from "./values";
+import type { ClusterFields, CreateObject, NodeFields, UpdateObject, WireObject } from "./fields";
 
 /** Body returned by POST /v1/clusters (abbreviated cluster): the fields `reported: "summary"` of fields.ts. */
 export interface ApiClusterSummary extends WireObject<ClusterFields, { reported: "summary" }> {}
@@ -28,21 +27,11 @@ export interface ApiClusterList {
   per_page?: number;
 }
 
-/** POST /v1/clusters request body. */
-export interface CreateClusterRequest {
-  name: string;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  phase?: Phase;
-  infra_id?: string;
-}
+/** POST /v1/clusters request body: every argument on the wire of fields.ts; those the create may leave out (`phase`, `infra_id`) optional. */
+export interface CreateClusterRequest extends CreateObject<ClusterFields> {}
 
-/** PATCH /v1/clusters/{id} request body: only these two fields may change. */
-export interface UpdateClusterRequest {
-  workers?: number;
-  node_size?: NodeSize;
-}
+/** PATCH /v1/clusters/{id} request body: the arguments fields.ts updates in place (`workers`, `node_size`), each optional. */
+export interface UpdateClusterRequest extends UpdateObject<ClusterFields> {}
 
 /** Node object: GET /v1/clusters/{id}/nodes items and GET .../nodes/{node_id}; the fields of fields.ts's `NODE_FIELDS`. */
 export interface ApiNode extends WireObject<NodeFields> {}

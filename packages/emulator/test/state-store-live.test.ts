@@ -320,6 +320,21 @@ describe("--state: records are checked when the file is loaded", () => {
     },
   );
 
+  it("a record without an argument the create may leave out (written before it was declared) loads as a create that left it out", async () => {
+    const { statePath, ids } = await stateWithThree();
+    const [{ record }] = sqlite<{ record: string }>(statePath, "SELECT record FROM clusters WHERE id = ?", [ids[1]]);
+    const { infra_id: _infra, phase: _phase, ...older } = JSON.parse(record) as ClusterRecord;
+    sqlite(statePath, "UPDATE clusters SET record = ? WHERE id = ?", [JSON.stringify(older), ids[1]]);
+    const emu = await startEmulator({ statePath, token: TOKEN });
+    try {
+      const { status, body } = await new Api(emu.url, TOKEN).get(`/v1/clusters/${ids[1]}`);
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ id: ids[1], name: "two", phase: "managed", infra_id: null });
+    } finally {
+      await emu.close();
+    }
+  });
+
   it("a damaged record of a JSON state refuses the start too, and nothing is converted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cms-damaged-"));
     cpSync(join(LEGACY, "format-1"), dir, { recursive: true });

@@ -5,7 +5,15 @@
  * (`npm run gen:sdk`). Property names are the dynamic face's, so one program reads the same in
  * either face.
  */
-import { CLUSTER_FIELDS, CLUSTER_STATUSES, clusterArguments, clusterFieldsWhere, type Field, NODE_FIELDS } from "@pulumi-cms/contract";
+import {
+  CLUSTER_FIELDS,
+  CLUSTER_STATUSES,
+  clusterArguments,
+  clusterFieldsWhere,
+  type Field,
+  listed,
+  NODE_FIELDS,
+} from "@pulumi-cms/contract";
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra });
 const int = (description: string) => ({ type: "integer", description });
@@ -40,6 +48,8 @@ function properties(fields: Record<string, Field>, keep: (field: Field) => boole
 /** The outputs always present, and the arguments a program must give (`@pulumi-cms/contract`'s fields.ts). */
 const REQUIRED_OUTPUTS = clusterFieldsWhere((f) => f.output === "required");
 const REQUIRED_INPUTS = clusterFieldsWhere((f) => f.input === "required");
+/** The arguments updated in place, as the resource's description names them. */
+const IN_PLACE = clusterArguments((f) => f.onChange === "update").map((name) => `\`${name}\``);
 
 const CLUSTER_INPUTS = properties(Object.fromEntries(clusterArguments().map((name) => [name, CLUSTER_FIELDS[name]])), () => true, true);
 
@@ -102,8 +112,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     },
     resources: {
       "cms:index:Cluster": {
-        description:
-          "A Kubernetes cluster of the Cluster Management Service. Created and waited for until `running`; `workers` and `nodeSize` change in place, every other input replaces the cluster. The kubeconfig is a secret.",
+        description: `A Kubernetes cluster of the Cluster Management Service. Created and waited for until \`running\`; ${listed(IN_PLACE)} change in place, every other input replaces the cluster. The kubeconfig is a secret.`,
         inputProperties: CLUSTER_INPUTS,
         requiredInputs: REQUIRED_INPUTS,
         properties: properties(CLUSTER_FIELDS, (f) => f.output !== undefined),

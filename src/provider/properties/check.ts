@@ -2,7 +2,7 @@
  * `check`: validate every input against the API's rules before any call is made, and fill in
  * defaults (phase, auto-name). Pure: no I/O, so every rule is unit-tested directly.
  */
-import { ID_RULES, isClusterId, NODE_SIZES, omitUndefinedDeep, PHASES } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, ID_RULES, isClusterId, NODE_SIZES, omitUndefinedDeep, PHASES } from "@pulumi-cms/contract";
 import { autoName, derivedAutoName, nameProblem, resourceNameFromUrn, SEED_PATTERN } from "../naming/auto-name";
 import { validateTimeouts } from "./timeouts";
 import { isUnknown } from "./unknown";
@@ -42,8 +42,8 @@ export interface CheckOptions {
   importId?: unknown;
 }
 
-/** Default phase when the program leaves it out (the API's default too). */
-export const DEFAULT_PHASE = "managed";
+/** Default phase when the program leaves it out: the API's, as the fields' declaration says. */
+const DEFAULT_PHASE = CLUSTER_FIELDS.phase.default;
 
 /**
  * Validate and complete Cluster inputs.

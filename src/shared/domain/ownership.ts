@@ -18,7 +18,7 @@
  * Without proof nothing is taken: the caller fails and names the candidates, so a person decides.
  * Pure: no I/O.
  */
-import type { ApiCluster, CreateClusterRequest } from "@pulumi-cms/contract";
+import { type ApiCluster, type CreateClusterRequest, wireArguments } from "@pulumi-cms/contract";
 
 /** What a create's name proves about a cluster that carries it. */
 export type NameProof =
@@ -90,16 +90,20 @@ export function judgeOwnership(clusters: readonly ApiCluster[], query: Ownership
 }
 
 /**
+ * The shape a request asks for: the arguments the service always reports back (the fields'
+ * declaration), but the name, which the candidates are found by; one left out at its default.
+ */
+const SHAPE = wireArguments((f) => f.reported !== undefined && f.reported !== "maybe").filter(([camel]) => camel !== "name");
+
+/**
  * True when cluster `c` has the shape that request `r` asked for. Compares the fields the server
  * echoes back from the request; a field the server leaves out is not held against the cluster.
  */
 export function matchesRequest(c: ApiCluster, r: CreateClusterRequest): boolean {
-  if (c.control_planes !== undefined && c.control_planes !== r.control_planes) return false;
-  if (c.workers !== undefined && c.workers !== r.workers) return false;
-  if (c.node_size !== undefined && c.node_size !== r.node_size) return false;
-  const phase = r.phase ?? "managed";
-  if (c.phase !== undefined && c.phase !== phase) return false;
-  return true;
+  return SHAPE.every(([, f]) => {
+    const seen = (c as unknown as Record<string, unknown>)[f.wire];
+    return seen === undefined || seen === ((r as unknown as Record<string, unknown>)[f.wire] ?? f.default);
+  });
 }
 
 /** One line per candidate, for messages: `cls_… ("name", created 2030-…, running)`. */

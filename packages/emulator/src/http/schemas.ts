@@ -3,7 +3,7 @@
  * serialization) are the wire contract's (`@pulumi-cms/contract`, which the client reads answers
  * with too); here, the translation of an ajv error into a message that names the field and the rule.
  */
-import { CLUSTER_STATUSES, MAX_PER_PAGE, MAX_WORKERS, NODE_SIZES, PHASES } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, CLUSTER_STATUSES, listed, MAX_PER_PAGE, MAX_WORKERS, NODE_SIZES, PHASES, wireNames } from "@pulumi-cms/contract";
 import { ServiceError, clip } from "./errors";
 
 /** The rule of each field, as said in validation messages. */
@@ -19,20 +19,9 @@ export const FIELD_RULES: Record<string, string> = {
   status: `must be one of ${CLUSTER_STATUSES.join(", ")}`,
 };
 
-/** Fields of the cluster that exist but cannot be changed by PATCH. */
-const IMMUTABLE = [
-  "id",
-  "name",
-  "status",
-  "phase",
-  "control_planes",
-  "infra_id",
-  "node_count",
-  "endpoint",
-  "kubernetes_version",
-  "created_at",
-  "updated_at",
-];
+/** The fields of the cluster PATCH changes (the contract's declaration: updated in place), and those that exist but it cannot change. */
+const UPDATED_IN_PLACE = wireNames(CLUSTER_FIELDS, (f) => f.onChange === "update").map(([, wire]) => wire);
+const IMMUTABLE = wireNames(CLUSTER_FIELDS, (f) => f.onChange !== "update").map(([, wire]) => wire);
 
 /** The subset of an ajv error we read. */
 interface AjvError {
@@ -62,7 +51,11 @@ export function formatValidationError(errors: AjvError[], dataVar: string): Serv
       );
     }
     if (IMMUTABLE.includes(field)) {
-      return new ServiceError(400, "validation_failed", `${field} is immutable: only workers and node_size can be modified after creation`);
+      return new ServiceError(
+        400,
+        "validation_failed",
+        `${field} is immutable: only ${listed(UPDATED_IN_PLACE)} can be modified after creation`,
+      );
     }
     return new ServiceError(400, "validation_failed", `Unknown field "${clip(field, 40)}"`);
   }
@@ -70,7 +63,7 @@ export function formatValidationError(errors: AjvError[], dataVar: string): Serv
     return new ServiceError(400, "validation_failed", `${String(e.params.missingProperty)} is required`);
   }
   if (e.keyword === "minProperties") {
-    return new ServiceError(400, "validation_failed", "Request body must contain workers and/or node_size");
+    return new ServiceError(400, "validation_failed", `Request body must contain ${listed(UPDATED_IN_PLACE, "and/or")}`);
   }
   const field = e.instancePath.replace(/^\//, "").split("/")[0];
   if (!field) {

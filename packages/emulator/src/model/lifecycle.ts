@@ -11,7 +11,7 @@
  * are checked without a server (test/lifecycle.test.ts). The records they move are records.ts's;
  * what the API answers, http/wire-view.ts's.
  */
-import type { NodeRole, NodeSize } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, type NodeRole, type NodeSize, type UpdateClusterRequest, wireNames } from "@pulumi-cms/contract";
 import { type ClusterRecord, type CreateInput, type KubeconfigCredential, type NodeEvent, type NodeRecord, touch } from "./records";
 import { newClusterId, newNodeId, newSecret } from "./ids";
 
@@ -97,12 +97,8 @@ export function provisionCluster(input: CreateInput, now: number, durationMs: nu
   const id = newClusterId();
   const c: ClusterRecord = {
     id,
-    name: input.name,
-    phase: input.phase,
-    infra_id: input.infra_id,
-    control_planes: input.control_planes,
-    workers: input.workers,
-    node_size: input.node_size,
+    // Every argument the create took, as the contract declares them.
+    ...input,
     kubernetes_version: DEFAULT_KUBERNETES_VERSION,
     endpoint: `https://${id.slice(4)}.clusters.cms.example:6443`,
     created_at: iso(now),
@@ -201,6 +197,31 @@ export function scaleCluster(
   c.updated_at = iso(now);
   c.op = { kind: "scale", startedAt: now, endsAt: now + durationMs, fail };
   recomputeNextAt(c);
+  return true;
+}
+
+/** The fields updated in place that {@link scaleCluster} models: nodes are added, removed or resized. */
+const SCALED: readonly string[] = ["workers", "node_size"] satisfies (keyof UpdateClusterRequest)[];
+/** The other fields the contract declares updated in place: a PATCH sets them as given, at once. */
+const SET_IN_PLACE = wireNames(CLUSTER_FIELDS, (f) => f.onChange === "update")
+  .map(([, wire]) => wire)
+  .filter((wire) => !SCALED.includes(wire));
+
+/**
+ * Sets what `target` changes of the fields updated in place that scaling does not model (none of
+ * the documented ones; a field added to the contract's declaration); the cluster stays as it is
+ * otherwise. Returns false, changing nothing, when none changes.
+ */
+export function setInPlace(c: ClusterRecord, target: UpdateClusterRequest, now: number): boolean {
+  const record = c as unknown as Record<string, unknown>;
+  const changed = SET_IN_PLACE.filter((wire) => {
+    const value = (target as Record<string, unknown>)[wire];
+    return value !== undefined && value !== record[wire];
+  });
+  if (changed.length === 0) return false;
+  touch(c);
+  for (const wire of changed) record[wire] = (target as Record<string, unknown>)[wire];
+  c.updated_at = iso(now);
   return true;
 }
 

@@ -2,7 +2,18 @@
  * The emulator's records of clusters and nodes: what is stored and persisted (store/database.ts), which
  * lifecycle.ts moves through their statuses and http/wire-view.ts renders for the API.
  */
-import type { ApiCluster, ApiNode, ClusterFields, ExampleWireNames, NodeFields, NodeSize, NodeStatus, Phase } from "@pulumi-cms/contract";
+import type {
+  ApiCluster,
+  ApiNode,
+  ClusterFields,
+  CreateClusterRequest,
+  ExampleWireNames,
+  FieldsWhere,
+  NodeFields,
+  NodeSize,
+  NodeStatus,
+  WireNameOf,
+} from "@pulumi-cms/contract";
 
 /**
  * The fields of a cluster object a record stores, as the contract declares them: every field on
@@ -75,15 +86,22 @@ export interface KubeconfigCredential {
   namespace?: string;
 }
 
-/** What POST /v1/clusters accepts once validated. */
-export interface CreateInput {
-  name: string;
-  control_planes: number;
-  workers: number;
-  node_size: NodeSize;
-  phase: Phase;
-  infra_id: string | null;
-}
+/** The create's fields it may not leave out. */
+type RequiredInCreate = {
+  [K in keyof CreateClusterRequest]-?: object extends Pick<CreateClusterRequest, K> ? never : K;
+}[keyof CreateClusterRequest];
+
+/**
+ * What POST /v1/clusters accepts once validated: every argument of the contract's create body, an
+ * absent one at the value the service defaults it to (`phase`), else `null` (`infra_id`).
+ */
+export type CreateInput = {
+  [K in keyof CreateClusterRequest]-?: K extends
+    | RequiredInCreate
+    | WireNameOf<ClusterFields, FieldsWhere<ClusterFields, { default: unknown }>>
+    ? Exclude<CreateClusterRequest[K], undefined>
+    : Exclude<CreateClusterRequest[K], undefined> | null;
+};
 
 /** How many times each record has changed here; outside the records, so it is never persisted. */
 const revisions = new WeakMap<ClusterRecord, number>();

@@ -3,11 +3,20 @@
  * emulator state, the caller's token and already schema-checked input, and either returns
  * the response body or throws an {@link ServiceError}. Nothing changes before every check passed.
  */
-import type { ApiCluster, ApiClusterList, ApiClusterSummary, ClusterStatus, CreateClusterRequest, NodeSize } from "@pulumi-cms/contract";
+import {
+  type ApiCluster,
+  type ApiClusterList,
+  type ApiClusterSummary,
+  CLUSTER_FIELDS,
+  type ClusterStatus,
+  type CreateClusterRequest,
+  type UpdateClusterRequest,
+  wireArguments,
+} from "@pulumi-cms/contract";
 import { requireCreateScope, requireScope, type Principal } from "../http/auth";
 import { clusterNotFound, conflict, validationFailed } from "../http/errors";
-import { startDeletion, scaleCluster, settle } from "../model/lifecycle";
-import type { ClusterRecord } from "../model/records";
+import { setInPlace, startDeletion, scaleCluster, settle } from "../model/lifecycle";
+import type { ClusterRecord, CreateInput } from "../model/records";
 import { toApiCluster, toSummary } from "../http/wire-view";
 import type { EmulatorState } from "../model/state";
 
@@ -76,21 +85,18 @@ export type CreateBody = CreateClusterRequest;
  */
 export async function createCluster(state: EmulatorState, p: Principal, body: CreateBody): Promise<ApiClusterSummary> {
   requireCreateScope(p);
-  const phase = body.phase ?? "managed";
-  if (phase !== "managed" && body.infra_id === undefined) {
-    throw validationFailed(`infra_id is required when phase is ${phase} (it is optional only for managed)`);
+  const input = createInput(body);
+  if (input.phase !== CLUSTER_FIELDS.phase.default && input.infra_id === null) {
+    throw validationFailed(`infra_id is required when phase is ${input.phase} (it is optional only for ${CLUSTER_FIELDS.phase.default})`);
   }
-  return state.exclusive(undefined, async () => {
-    const c = await state.create({
-      name: body.name,
-      control_planes: body.control_planes,
-      workers: body.workers,
-      node_size: body.node_size,
-      phase,
-      infra_id: body.infra_id ?? null,
-    });
-    return toSummary(c);
-  });
+  return state.exclusive(undefined, async () => toSummary(await state.create(input)));
+}
+
+/** Every argument of the create's body by the contract's declaration: an absent one at its declared default, else `null`. */
+function createInput(body: CreateBody): CreateInput {
+  const input: Record<string, unknown> = {};
+  for (const [, f] of wireArguments()) input[f.wire] = (body as Record<string, unknown>)[f.wire] ?? f.default ?? null;
+  return input as CreateInput;
 }
 
 /** Finds a cluster the token may act on: 404 when unknown, then 403 when out of scope. */
@@ -106,11 +112,8 @@ export function getCluster(state: EmulatorState, p: Principal, id: string): ApiC
   return toApiCluster(findCluster(state, p, id, "reading"));
 }
 
-/** Validated body of PATCH /v1/clusters/{id}. */
-export interface UpdateBody {
-  workers?: number;
-  node_size?: NodeSize;
-}
+/** Validated body of PATCH /v1/clusters/{id}: the wire request, checked by the route schema. */
+export type UpdateBody = UpdateClusterRequest;
 
 /**
  * PATCH /v1/clusters/{id}: only on a `running` cluster (409 otherwise). A change moves it
@@ -124,7 +127,10 @@ export function updateCluster(state: EmulatorState, p: Principal, id: string, bo
     if (c.status !== "running") {
       throw conflict(`Cluster ${c.id} is ${c.status}; it can be modified only when running`);
     }
-    await state.updateOrFail(c, (draft, fail) => scaleCluster(draft, body, state.now(), state.durations.scale, fail));
+    await state.updateOrFail(c, (draft, fail) => {
+      const set = setInPlace(draft, body, state.now());
+      return scaleCluster(draft, body, state.now(), state.durations.scale, fail) || set;
+    });
     settle(c, state.now());
     return toApiCluster(c);
   });

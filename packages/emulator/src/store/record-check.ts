@@ -5,7 +5,7 @@
  * the contract declares them.
  */
 import Ajv, { type ErrorObject } from "ajv";
-import { CLUSTER_FIELDS, type Field, NODE_FIELDS, NODE_SIZES, NODE_STATUSES } from "@pulumi-cms/contract";
+import { CLUSTER_FIELDS, type Field, NODE_FIELDS, NODE_SIZES, NODE_STATUSES, omissible, wireArguments } from "@pulumi-cms/contract";
 import type { ClusterRecord } from "../model/records";
 
 const string = { type: "string" };
@@ -118,11 +118,20 @@ function explain(e: ErrorObject, data: unknown): string {
   return `field ${field} ${e.message ?? "is invalid"}${got}`;
 }
 
+/** The create's arguments it may leave out, with what a create that left one out stores. */
+const OMISSIBLE = wireArguments(omissible).map(([, f]) => [f.wire, f.default ?? null] as const);
+
 /**
  * The record, if it has the shape of a cluster record; else an Error whose message says which field
  * is wrong and how (`field nodes[2].status must be one of …`), for the caller to say where it is.
+ * A record written before an argument the create may leave out was declared reads as a create
+ * that left it out (it is given its default, else `null`).
  */
 export function checkRecord(value: unknown): ClusterRecord | Error {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    for (const [wire, absent] of OMISSIBLE) if (!(wire in record)) record[wire] = absent;
+  }
   if (validate(value)) return value;
   const first = validate.errors?.[0];
   return new Error(first ? explain(first, value) : "it is not a cluster record");
