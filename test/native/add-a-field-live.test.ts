@@ -62,6 +62,7 @@ const PROBE = `
 const { startEmulator } = require("./packages/emulator/dist");
 const dynamic = require("./dist/provider/entry.js");
 const { providerHandlers } = require("./dist/hosts/native/handlers.js");
+const { newHostRuntime } = require("./dist/hosts/process.js");
 const { pulumiGrpc } = require("./dist/hosts/pulumi-grpc.js");
 (async () => {
   const emu = await startEmulator({ port: 0, provisionSeconds: 0.2, scaleSeconds: 0.1, deleteSeconds: 0.1 });
@@ -85,7 +86,7 @@ const { pulumiGrpc } = require("./dist/hosts/pulumi-grpc.js");
     out.updated = { changes: diff.changes, replaces: diff.replaces, output: updated.outs.maintenanceWindow, window: after.maintenance_window, status: after.status };
 
     const { provider: proto, struct } = pulumiGrpc();
-    const { handlers } = providerHandlers();
+    const { handlers } = providerHandlers(newHostRuntime());
     const config = await handlers.checkConfig(new proto.CheckRequest()
       .setUrn("urn:pulumi:dev::proj::pulumi:providers:cms::default")
       .setNews(struct.Struct.fromJavaScript({ endpoint: emu.url, token: emu.token })));
