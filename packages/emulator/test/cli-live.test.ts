@@ -109,11 +109,10 @@ describe("cms-emulator CLI", () => {
   it("--background returns once listening, with the pid; the server runs on; --pid-file holds the pid until it stops", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cms-cli-"));
     const pidFile = join(dir, "emulator.pid");
-    const started = await runToExit([
-      CLI,
-      "--background",
-      ...["--port", "0", "--token", "background-token", "--admin-token", "background-admin", "--pid-file", pidFile],
-    ], true);
+    const started = await runToExit(
+      [CLI, "--background", ...["--port", "0", "--token", "background-token", "--admin-token", "background-admin", "--pid-file", pidFile]],
+      true,
+    );
     expect(started.code, started.stderr).toBe(0);
     const [listening, running] = started.stdout.trim().split("\n");
     const url = /^cms-emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(listening)![1];
