@@ -14,4 +14,4 @@ export {
   type ConnectionInputs,
   type ConnectionSources,
 } from "./resolve";
-export { safeMessage, pulumiAdvice } from "./user-messages";
+export { notVisible, safeMessage, pulumiAdvice } from "./user-messages";

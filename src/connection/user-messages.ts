@@ -43,3 +43,17 @@ export function safeMessage(e: unknown, secrets: ReadonlyArray<string | undefine
   const advice = pulumiAdvice(e, context);
   return redact(advice ? `${raw} ${advice}` : raw, secrets);
 }
+
+/**
+ * Why a lookup by id (`Cluster.get`, `pulumi import`, the `import` option, the functions) found no
+ * cluster, after "cluster ID": said once. A 404's own words ("cls_… not found") would only repeat
+ * the id, so its request and answer stand in for them, then what to check; another failure (a
+ * 403 naming the missing permission or scope) keeps its own words.
+ */
+export function notVisible(e: unknown, secrets: ReadonlyArray<string | undefined>): string {
+  const why =
+    e instanceof NotFoundError
+      ? `(${e.method} answered ${e.status} ${e.code}): check the id, and that the token's scope covers it`
+      : `(${safeMessage(e, secrets, "lookup")})`;
+  return `does not exist or is not visible to the token in use ${why}`;
+}

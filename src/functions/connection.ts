@@ -39,7 +39,38 @@ export function functionConnection(connection: FunctionConnectionArgs | undefine
   });
 }
 
-/** Run the checked lookup `call` of the function `fn` (see `provider/lookups.ts`), drawing on the process's limiters. */
-export function callApi<T>(fn: string, connection: FunctionConnectionArgs | undefined, call: LookupCall<T>): Promise<T> {
-  return runLookup(processRuntime(), fn, functionConnection(connection), call);
+/**
+ * Run the lookup `check` makes of its arguments (see `provider/lookups.ts`) for the function `fn`,
+ * drawing on the process's limiters.
+ * A failure reaches the program as the package's error, its class and `code` kept for a program
+ * that catches it, and {@link shownAsMessage}: left uncaught, it is one message (the cause and
+ * what to do), not an "unhandled exception" with this package's stack frames.
+ */
+export async function callApi<T>(fn: string, connection: FunctionConnectionArgs | undefined, check: () => LookupCall<T>): Promise<T> {
+  try {
+    const call = check();
+    return await runLookup(processRuntime(), fn, functionConnection(connection), call);
+  } catch (e) {
+    throw shownAsMessage(e);
+  }
+}
+
+/**
+ * How `@pulumi/pulumi` tells a `RunError` (`RunError.isInstance`, which works across copies of the
+ * SDK): its program runner prints such an error's message alone, without the stack.
+ */
+const RUN_ERROR_MARK = "__pulumiRunError";
+
+/**
+ * `e`, marked so that the Pulumi program runner prints its message alone if the program leaves it
+ * uncaught. Its stack is emptied too: the runner still formats an uncaught error that has one with
+ * `util.inspect`, for its trace, and that held a failing program for most of a minute (garbage
+ * collection, in its CPU profile) before the message was shown; without a stack it takes the message.
+ */
+function shownAsMessage(e: unknown): unknown {
+  if (e instanceof Error && (e as unknown as Record<string, unknown>)[RUN_ERROR_MARK] !== true) {
+    Object.defineProperty(e, RUN_ERROR_MARK, { value: true });
+    e.stack = "";
+  }
+  return e;
 }

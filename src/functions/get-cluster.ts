@@ -22,7 +22,7 @@ export interface GetClusterOutputArgs {
 
 /** Fetch one cluster (GET /v1/clusters/{id}). Throws when it does not exist. */
 export async function getCluster(args: GetClusterArgs): Promise<ClusterInfo> {
-  return callApi("getCluster", args?.connection, lookupCluster(args));
+  return callApi("getCluster", args?.connection, () => lookupCluster(args));
 }
 
 /** {@link getCluster} taking Inputs and returning an Output. */

@@ -24,7 +24,7 @@ export interface GetClustersOutputArgs {
 
 /** List clusters (GET /v1/clusters), walking every page. */
 export async function getClusters(args: GetClustersArgs = {}): Promise<GetClustersResult> {
-  return callApi("getClusters", args?.connection, lookupClusters(args));
+  return callApi("getClusters", args?.connection, () => lookupClusters(args));
 }
 
 /** {@link getClusters} taking Inputs and returning an Output. */

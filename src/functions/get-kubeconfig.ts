@@ -26,7 +26,7 @@ export type { GetKubeconfigResult };
  * returns the text as is; prefer {@link getKubeconfigOutput}, which marks it secret.
  */
 export async function getKubeconfig(args: GetKubeconfigArgs): Promise<GetKubeconfigResult> {
-  return callApi("getKubeconfig", args?.connection, lookupKubeconfig(args));
+  return callApi("getKubeconfig", args?.connection, () => lookupKubeconfig(args));
 }
 
 /** {@link getKubeconfig} taking Inputs; the result is a secret Output. */

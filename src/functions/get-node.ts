@@ -26,7 +26,7 @@ export interface GetNodeOutputArgs {
 
 /** Fetch one node (GET /v1/clusters/{id}/nodes/{node_id}). */
 export async function getNode(args: GetNodeArgs): Promise<NodeInfo> {
-  return callApi("getNode", args?.connection, lookupNode(args));
+  return callApi("getNode", args?.connection, () => lookupNode(args));
 }
 
 /** {@link getNode} taking Inputs and returning an Output. */

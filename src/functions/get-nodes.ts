@@ -23,7 +23,7 @@ export type { GetNodesResult };
 
 /** List the nodes of a cluster (GET /v1/clusters/{id}/nodes). */
 export async function getNodes(args: GetNodesArgs): Promise<GetNodesResult> {
-  return callApi("getNodes", args?.connection, lookupNodes(args));
+  return callApi("getNodes", args?.connection, () => lookupNodes(args));
 }
 
 /** {@link getNodes} taking Inputs and returning an Output. */

@@ -6,7 +6,9 @@
  */
 import type { CmsClient } from "../client";
 import type { ClientRuntime } from "../client/runtime";
-import { type Connection, safeMessage } from "../connection";
+import { NotFoundError } from "../client/errors";
+import { type Connection, notVisible, safeMessage } from "../connection";
+import { parseApiPath } from "../shared/domain/api-paths";
 import { type ClusterInfo, type NodeInfo, toClusterInfo, toNodeInfo } from "../shared/domain/cluster-info";
 import { codeOf } from "../shared/errors/cms-error";
 import { InvalidArgumentError } from "../shared/errors/invalid-argument-error";
@@ -98,6 +100,10 @@ export async function runLookup<T>(runtime: ClientRuntime, fn: string, connectio
   try {
     return await call(client);
   } catch (e) {
-    throw new OperationError(`${fn}: ${safeMessage(e, [connection.token], "lookup")}`, codeOf(e, "operation_failed"));
+    // A cluster the service does not show is said as `Cluster.get` says it: once, with what to check.
+    const { clusterId, nodeId } = (e instanceof NotFoundError && parseApiPath(e.path)) || {};
+    const words =
+      clusterId && !nodeId ? `cluster ${clusterId} ${notVisible(e, [connection.token])}` : safeMessage(e, [connection.token], "lookup");
+    throw new OperationError(`${fn}: ${words}`, codeOf(e, "operation_failed"));
   }
 }

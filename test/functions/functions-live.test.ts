@@ -134,7 +134,16 @@ describe("functions", () => {
 
   it("names the function and hides the token in API errors", async () => {
     const gone = await rejection(getCluster({ id: "cls_00000000000000ff", connection }));
-    expect(gone.message).toMatch(/^getCluster: .*(not found|No cluster)/i);
+    // The id once (not again in the 404's own "not found"), then what to check.
+    expect(gone.message).toBe(
+      "getCluster: cluster cls_00000000000000ff does not exist or is not visible to the token in use " +
+        "(GET answered 404 not_found): check the id, and that the token's scope covers it",
+    );
+    // Shown as its message alone if the program leaves it uncaught (test/lifecycle/failure-messages.test.ts).
+    expect(pulumi.RunError.isInstance(gone)).toBe(true);
+    expect(gone.stack).toBe("");
+    const nodesGone = await rejection(getNodes({ clusterId: "cls_00000000000000ff", connection }));
+    expect(nodesGone.message).toMatch(/^getNodes: cluster cls_00000000000000ff does not exist or is not visible to the token in use /);
     // docs/troubleshooting.md's way to tell it apart: a CmsError of the service's code.
     expect(gone).toBeInstanceOf(CmsError);
     expect(gone.code).toBe("not_found");

@@ -42,6 +42,9 @@ describe("import", () => {
 
   it("says when the cluster does not exist", async () => {
     const err = await rejection(clusterProvider.create(inputs({ ...legacy, __import: "cls_00000000000000ff" })));
-    expect(err.message).toBe("cannot import cluster cls_00000000000000ff: it does not exist");
+    expect(err.message).toBe(
+      "cannot import cluster cls_00000000000000ff: it does not exist or is not visible to the token in use " +
+        "(GET answered 404 not_found): check the id, and that the token's scope covers it",
+    );
   });
 });

@@ -225,7 +225,7 @@ describe("Cluster.get (read marked __get, with an empty state)", () => {
     // Said once, with what to check: the 404's own "not found" adds nothing to it.
     expect(err.message).toBe(
       "Cluster.get: cluster cls_0000000000000000 does not exist or is not visible to the token in use " +
-        "(GET /v1/clusters/cls_0000000000000000 answered 404 not_found): check the id, and that the token's scope covers it",
+        "(GET answered 404 not_found): check the id, and that the token's scope covers it",
     );
     // Cluster.get records nothing yet: a refresh is no remedy.
     expect(err.message).not.toMatch(/refresh/);

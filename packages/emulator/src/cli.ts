@@ -195,7 +195,7 @@ function startFailure(e: unknown): string {
 /**
  * `--background`: start this command again, without the flag, in a session of its own; print its
  * start-up lines and return 0 once it listens, or its exit status once it has failed (its error is
- * on the shared stderr). Its stderr stays this one's, so a later failure is not silent either.
+ * on the shared stderr, once). Its stderr stays this one's, so a later failure is not silent either.
  */
 function runInBackground(argv: string[]): void {
   const args = argv.filter((a) => a !== "--background");
@@ -205,7 +205,9 @@ function runInBackground(argv: string[]): void {
     env: { ...process.env, [BACKGROUND_CHILD_ENV]: "1" },
   });
   const failed = (code: number | null, signal: NodeJS.Signals | null) => {
-    process.stderr.write(`cms-emulator: exited before listening (${signal ?? `status ${code}`})\n`);
+    // A failing child has said why on the shared stderr already (the port, the flag): said once.
+    // Only an end that says nothing, a signal or a silent exit, needs this line.
+    if (signal !== null || code === 0) process.stderr.write(`cms-emulator: exited before listening (${signal ?? `status ${code}`})\n`);
     process.exit(code || 1);
   };
   child.on("exit", failed);

@@ -24,7 +24,7 @@ import type { CmsClient } from "../../client";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { isNotFound, UnprovenOwnershipError } from "../../client/errors";
 import { judgeOwnership, type NameProof } from "../../shared/domain/ownership";
-import { safeMessage } from "../../connection";
+import { notVisible, safeMessage } from "../../connection";
 import { toCreateRequest } from "../properties/mapping";
 import { listEveryCluster } from "../polling/listings";
 import { isSeededAutoName } from "./auto-name";
@@ -109,7 +109,7 @@ export async function adoptImported(client: CmsClient, id: string, inputs: Clust
   try {
     cluster = await client.getCluster(id);
   } catch (e) {
-    if (isNotFound(e)) throw new OperationError(`cannot import cluster ${id}: it does not exist`);
+    if (isNotFound(e)) throw new OperationError(`cannot import cluster ${id}: it ${notVisible(e, secrets)}`);
     throw new OperationError(`cannot import cluster ${id}: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
   if (cluster.status === "deleting") throw new OperationError(`cannot import cluster ${id}: it is being deleted`);

@@ -14,8 +14,8 @@
 import { codeOf } from "../../shared/errors/cms-error";
 import { ClusterLookupError, OperationError } from "../errors";
 import type { ReadResult } from "./results";
-import { ApiError, isNotFound, statusOf } from "../../client/errors";
-import { safeMessage } from "../../connection";
+import { isNotFound, statusOf } from "../../client/errors";
+import { notVisible } from "../../connection";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { chooseKubeconfig } from "../properties/kubeconfig";
 import { toInputsAfterRead, toOutputs } from "../properties/mapping";
@@ -65,13 +65,7 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
   } catch (e) {
     if (getting) {
       if (isNotFound(e) || statusOf(e) === 403) {
-        // A 404's own words would only say "not found" again: the request and its answer are
-        // enough, then what to check. A 403's say which permission or scope is missing, and stay.
-        const why =
-          isNotFound(e) && e instanceof ApiError
-            ? `(${e.method} ${e.path} answered ${e.status} ${e.code}): check the id, and that the token's scope covers it`
-            : `(${safeMessage(e, secrets, "lookup")})`;
-        throw new ClusterLookupError(`${lookup}: cluster ${id} does not exist or is not visible to the token in use ${why}`, id);
+        throw new ClusterLookupError(`${lookup}: cluster ${id} ${notVisible(e, secrets)}`, id);
       }
       if (e instanceof ClusterLookupError) throw e;
     } else if (isNotFound(e)) {
