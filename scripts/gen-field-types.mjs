@@ -3,7 +3,7 @@
 // node a Pulumi program reads (`ClusterAttributes`, `ClusterInfo`, `NodeInfo`) and a Cluster's
 // checked arguments (`ClusterArguments`), from the declaration
 // of their fields in @pulumi-cms/contract, each member documented with its description
-// (`npm run gen`; test/shared/cluster-fields.test.ts fails when the file is stale).
+// (`npm run gen`; test/shared/domain/cluster-fields.test.ts fails when the file is stale).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeWhenRun } from "./lib/contract-generated.mjs";
