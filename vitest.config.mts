@@ -9,15 +9,15 @@ import { configDefaults, defineConfig } from "vitest/config";
  * (`before-builds`), the real-CLI suites once the CLI is ready (`cli`), the Kubernetes files last
  * (`kubernetes`). Without the variable, as in `npm test`, all of them run.
  */
-const NEEDS_CLI = ["test/{lifecycle,matrix,docs,upgrade,examples,native}/**/*.test.ts", "test/release/registry-live.test.ts"];
+const NEEDS_CLI = ["test/e2e/{lifecycle,matrix,docs,upgrade,examples,native}/**/*.test.ts", "test/e2e/release/registry-live.test.ts"];
 const NEEDS_KUBERNETES = [
-  "test/lifecycle/kubernetes-stack.test.ts",
-  "test/examples/kubernetes-app-live.test.ts",
-  "test/examples/kubernetes-app-no-kubernetes-live.test.ts",
-  "test/docs/gitops-kubernetes.test.ts",
-  "test/native/yaml-kubernetes-live.test.ts",
+  "test/e2e/lifecycle/kubernetes-stack.test.ts",
+  "test/e2e/examples/kubernetes-app-live.test.ts",
+  "test/e2e/examples/kubernetes-app-no-kubernetes-live.test.ts",
+  "test/e2e/docs/gitops-kubernetes.test.ts",
+  "test/e2e/native/yaml-kubernetes-live.test.ts",
   // Its YAML auto-install run's kubectl check needs the control plane.
-  "test/native/release-install-live.test.ts",
+  "test/e2e/native/release-install-live.test.ts",
   "packages/emulator/test/kubernetes-*.test.ts",
 ];
 const ALL = ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"];

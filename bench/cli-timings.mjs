@@ -7,7 +7,7 @@
 //
 // Prints a Markdown table (min / median / max per command). Figures: docs/benchmarks.md.
 import os from "node:os";
-import { createProject, findPulumi, startLifecycleEmulator } from "../test/lifecycle/harness.mjs";
+import { createProject, findPulumi, startLifecycleEmulator } from "../test/e2e/lifecycle/harness.mjs";
 
 const rounds = Number(process.argv[2] ?? 3);
 const { version, binDir } = await findPulumi();

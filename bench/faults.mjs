@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// docs/gitops.md's fault matrix at the issue's scale: test/docs/gitops-faults.test.ts (the merge
+// docs/gitops.md's fault matrix at the issue's scale: test/e2e/docs/gitops-faults.test.ts (the merge
 // job's `cms-gitops merge` on runners with their own HOMEs and working copies, one PostgreSQL
 // backend, one token, one fault per round) with BENCH_RUNNERS runners (default 8; CI runs 3), and
 // for each fault the time from the round's start to the moment every stack holds exactly its
@@ -23,13 +23,13 @@ const work = mkdtempSync(join(os.tmpdir(), "pulumi-cms-bench-faults-"));
 const report = join(work, "report.json");
 try {
   const started = Date.now();
-  const r = spawnSync("npx", ["vitest", "run", "test/docs/gitops-faults.test.ts"], {
+  const r = spawnSync("npx", ["vitest", "run", "test/e2e/docs/gitops-faults.test.ts"], {
     cwd: REPO_ROOT,
     stdio: "inherit",
     env: { ...process.env, PATH: `${pulumiBin}:${process.env.PATH}`, FAULT_RUNNERS: String(RUNNERS), FAULT_REPORT: report },
   });
   const wall = (Date.now() - started) / 1000;
-  if (r.status !== 0) throw new Error(`test/docs/gitops-faults.test.ts failed (exit ${r.status}) with ${RUNNERS} runners`);
+  if (r.status !== 0) throw new Error(`test/e2e/docs/gitops-faults.test.ts failed (exit ${r.status}) with ${RUNNERS} runners`);
   /** @type {{ runners: number, rows: { fault: string, runs: number, seconds: number }[], notes: string[] }} */
   const { rows, notes } = JSON.parse(readFileSync(report, "utf8"));
   const base = rows.find((row) => row.fault === "none");

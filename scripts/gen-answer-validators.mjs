@@ -2,7 +2,7 @@
 // scripts/gen-answer-validators.mjs: write src/generated/answer-validators.ts, the client's checks of
 // the service's answers compiled ahead of time from the wire contract's schemas (Ajv's standalone
 // code), so that no process compiles them, nor loads Ajv's compiler, before its first answer
-// (`npm run gen:validators`; test/client/answer-validators.test.ts fails when the file is stale).
+// (`npm run gen:validators`; test/generated/answer-validators.test.ts fails when the file is stale).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeWhenRun } from "./lib/contract-generated.mjs";

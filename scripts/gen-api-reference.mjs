@@ -6,7 +6,7 @@
  * the provider's configuration, the resource, the functions and the types, each property with
  * its type, whether it is required and whether it is a secret, and its description.
  * `--check` writes nothing and fails when the committed file is not what the schema generates
- * (test/docs/api-reference-schema.test.ts runs the same comparison).
+ * (test/e2e/docs/api-reference-schema.test.ts runs the same comparison).
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -4,7 +4,7 @@
 // checked arguments (`ClusterArguments`), and src/generated/cluster-resource-types.ts, the
 // `Cluster` resource's arguments and outputs as a program gives and reads them (`ClusterFieldArgs`,
 // `ClusterFieldOutputs`), from the declaration of their fields in @pulumi-cms/contract, each
-// member documented with its description (`npm run gen`; test/shared/cluster-fields.test.ts fails
+// member documented with its description (`npm run gen`; test/shared/domain/cluster-fields.test.ts fails
 // when a file is stale).
 import path from "node:path";
 import { fileURLToPath } from "node:url";

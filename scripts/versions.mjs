@@ -9,7 +9,7 @@
 // the SDK's version and downloads it from the SDK's `server`, so an SDK one version behind asks
 // for a release that does not exist. `set` writes what npm owns; sdk/ is written by
 // `npm run gen:sdk`, from the built package's version. `check` is what CI runs
-// (test/release/versions.test.ts) and what the release workflow runs against its tag.
+// (test/e2e/release/versions.test.ts) and what the release workflow runs against its tag.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -2,7 +2,7 @@
 /**
  * The one driver of the Pulumi CLI in this repository, on the Automation API
  * (`@pulumi/pulumi/automation`: a `LocalWorkspace` and its `Stack`, typed engine events): the test
- * harness (test/lifecycle/harness.mjs), the benchmarks (bench/lib/pulumi.mjs) and the demo
+ * harness (test/e2e/lifecycle/harness.mjs), the benchmarks (bench/lib/pulumi.mjs) and the demo
  * (scripts/demo.mjs) all build on it. Checked JavaScript (`tsc -p tsconfig.scripts.json`, part of
  * `npm run lint`) so that `node` loads it as it is: the demo runs it before anything is built.
  *
@@ -65,7 +65,7 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 /**
  * The Pulumi version everything here is pinned to, read from one place: the `@pulumi/pulumi` of
  * package.json's devDependencies (scripts/ensure-pulumi builds the CLI of the same version;
- * test/lifecycle/pinned-version.test.ts keeps the two equal).
+ * test/e2e/lifecycle/pinned-version.test.ts keeps the two equal).
  *
  * @type {string}
  */

@@ -139,7 +139,7 @@ describe("functions", () => {
       "getCluster: cluster cls_00000000000000ff does not exist or is not visible to the token in use " +
         "(GET answered 404 not_found): check the id, and that the token's scope covers it",
     );
-    // Shown as its message alone if the program leaves it uncaught (test/lifecycle/failure-messages.test.ts).
+    // Shown as its message alone if the program leaves it uncaught (test/e2e/lifecycle/failure-messages.test.ts).
     expect(pulumi.RunError.isInstance(gone)).toBe(true);
     expect(gone.stack).toBe("");
     const nodesGone = await rejection(getNodes({ clusterId: "cls_00000000000000ff", connection }));

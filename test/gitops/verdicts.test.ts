@@ -1,7 +1,7 @@
 /**
  * What `cms-gitops merge` concludes from a stack's locks (src/gitops/verdicts.ts): which locks are
  * killed jobs', and when a failed `pulumi up` lost a race to another update of the stack. The
- * same rules run against real backends and a real CLI in test/docs/gitops*.test.ts.
+ * same rules run against real backends and a real CLI in test/e2e/docs/gitops*.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import type { AgedLock, StackLock } from "../../src/gitops/locks";

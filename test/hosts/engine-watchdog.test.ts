@@ -10,7 +10,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { engineReachable, startEngineWatchdog, WATCHDOG_FAILURES } from "../../src/hosts/engine-watchdog";
-import { alive, eventually, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { alive, eventually, REPO_ROOT } from "../e2e/lifecycle/harness.mjs";
 
 let server: Server | undefined;
 let stop: (() => void) | undefined;

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, REPO, run } from "../examples/workspace";
+import { assertBuilt, REPO, run } from "../e2e/examples/workspace";
 
 const node = (cwd: string, script: string) => run(process.execPath, ["-e", script], { cwd, env: { ...process.env, NODE_PATH: "" } });
 

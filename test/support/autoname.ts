@@ -1,5 +1,5 @@
 /** The auto-name a stack gives a Cluster, from the seed its state records (see `resources/autoname-seed.ts`). */
-import type { PulumiProject } from "../lifecycle/harness.mjs";
+import type { PulumiProject } from "../e2e/lifecycle/harness.mjs";
 import { derivedAutoName, SEED_PATTERN } from "../../src/provider/naming/auto-name";
 import { CLUSTER_TYPE, SEED_TYPE } from "../../src/resources/type-token";
 

@@ -5,7 +5,7 @@
  * declares `CLUSTERS` clusters, default 5, auto-named after the project), and a process tree of
  * its own for each job. They share only what the recipe shares: the backend
  * (`PULUMI_BACKEND_URL`) and the service token (`CMS_TOKEN`), from the caller's environment.
- * For test/docs/gitops-runners.test.ts and bench/runners.mjs. Plain `node` loads it.
+ * For test/e2e/docs/gitops-runners.test.ts and bench/runners.mjs. Plain `node` loads it.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";

@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { findPulumi, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { findPulumi, REPO_ROOT } from "../e2e/lifecycle/harness.mjs";
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "./packages";
 import { type StateBackend, startBackend } from "./state-backends";
 

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
-import { type LifecycleEmulator, PINNED_PULUMI_VERSION, REPO_ROOT } from "../lifecycle/harness.mjs";
+import { type LifecycleEmulator, PINNED_PULUMI_VERSION, REPO_ROOT } from "../e2e/lifecycle/harness.mjs";
 import { installedOnce, installProject, PULUMI_TEMPLATE_COMPILER_OPTIONS, providerTarball as tarball } from "./packages";
 
 let installed: Promise<string> | undefined;

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { inject } from "vitest";
-import { REPO_ROOT } from "../lifecycle/harness.mjs";
+import { REPO_ROOT } from "../e2e/lifecycle/harness.mjs";
 
 const execFile = promisify(execFileCb);
 

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { eventually } from "../lifecycle/harness.mjs";
+import { eventually } from "../e2e/lifecycle/harness.mjs";
 
 /** One interactive-like shell: commands written to its stdin, in order, as a person types them. */
 export function shell(cwd: string, env: NodeJS.ProcessEnv) {

@@ -9,7 +9,7 @@
  * lists of what updates and what replaces, the preview's unknown outputs, the native host's input
  * picks and the native schema (so `sdk/`); in the emulator, its wire view and its record check.
  * What cannot be made at run time is generated from it (`npm run gen`: the client's answer
- * checks, the camelCase types, `sdk/`), and the provider's test/shared/cluster-fields.test.ts
+ * checks, the camelCase types, `sdk/`), and the provider's test/shared/domain/cluster-fields.test.ts
  * holds the hand-written types that remain to it.
  */
 import { CLUSTER_STATUSES, NODE_ROLES, NODE_SIZES, NODE_STATUSES, PHASES } from "./values";

@@ -16,7 +16,7 @@ describe("the host process", () => {
     expect(engineAddressFromHost(["node", host, "--logtostderr", "-v=9", "--logflow", "127.0.0.1:41234"], host)).toBe("127.0.0.1:41234");
   });
 
-  // Inside a real host process: test/provider/serialized-provider-live.test.ts.
+  // Inside a real host process: test/hosts/dynamic/entry-live.test.ts.
   it("does not touch the compile cache of any other process", () => {
     expect(useCompileCacheInHost()).toBeUndefined();
     expect(useCompileCacheInHost(false)).toBeUndefined();

@@ -1,7 +1,7 @@
 /**
  * The native plugin as the package ships it (scripts/bundle-plugin.mjs, `npm run build`): the bin
  * `dist/plugin/pulumi-resource-cms.js`, which turns Node's compile cache on and loads
- * `dist/plugin/bundle.js`, the plugin and every module it loads in one file. test/native runs it
+ * `dist/plugin/bundle.js`, the plugin and every module it loads in one file. test/e2e/native runs it
  * under the real CLI from the tarball; here, what a bundle alone can get wrong.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PULUMI_GRPC_MODULES, type PulumiGrpc, pulumiGrpc, usePulumiGrpc } from "../../../src/hosts/pulumi-grpc";
-import { REPO_ROOT } from "../../lifecycle/harness.mjs";
+import { REPO_ROOT } from "../../e2e/lifecycle/harness.mjs";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
 const PLUGIN = path.join(REPO_ROOT, pkg.bin["pulumi-resource-cms"]);

@@ -1,0 +1,395 @@
+/**
+ * docs/gitops.md's fault matrix: runners (separate processes, HOMEs and working copies) running
+ * the merge job's command (`cms-gitops merge`) on one PostgreSQL backend and one service token,
+ * each deploying a commit that adds a cluster to its stack, with one fault injected at the moment
+ * that hurts most: after the service accepted the creates and before the CLI recorded them. Then
+ * the job is run again as the recipe says (exit 1 or 4: again; exit 3: again once the job timeout
+ * has passed, here a job timeout of 0), until it deploys. After each: every failed run said what happened and what next; the service holds
+ * exactly the clusters the programs declare, each in exactly one stack (0 orphans, 0 duplicates, 0
+ * taken from another stack); no lock and no pending operation is left.
+ *
+ * Faults: the service answering 503, then resetting connections, for a while; the token revoked,
+ * and its `write` permission removed, then restored; the database killed (kill -9 of the
+ * postmaster) until the creates are done, and killed for longer than the CLI waits for it;
+ * `cms-gitops merge` killed (SIGKILL of its process group) while its `cms-recover` imports the
+ * stack; a restore from `pg_dump` that loses the record of auto-named clusters. (Not yet: a
+ * restore that loses the record of a cluster with an explicit `name`, docs/gitops.md.)
+ * Each fault's runs and time are printed (`fault matrix:` lines) for docs/gitops.md's table, and
+ * written to FAULT_REPORT for bench/faults.mjs (which runs this file on 8 runners).
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  descendants,
+  eventually,
+  killTree,
+  LIFECYCLE_TIMINGS,
+  type LifecycleEmulator,
+  lifecycleSkipped,
+  startLifecycleEmulator,
+} from "../lifecycle/harness.mjs";
+import { type JobResult, makeRunner, type Runner, runJob, runMergeCommand, stackClusters } from "../../support/gitops-runners.mjs";
+import { startTeam, type Team } from "../../support/gitops-team";
+import { lockKeys, type StateBackend } from "../../support/state-backends";
+
+const STEP_TIMEOUT = 10 * 60_000;
+/** Runners in CI; bench/faults.mjs runs the issue's 8 (FAULT_RUNNERS). */
+const RUNNERS = Number(process.env.FAULT_RUNNERS ?? 3);
+const TOKEN = "tok-faults";
+/** Slow enough that a fault lands between a create's POST and its checkpoint. */
+const PROVISION_SECONDS = 6;
+
+describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on one PostgreSQL backend and one token", () => {
+  let emu: LifecycleEmulator;
+  let backend: StateBackend;
+  let team: Team;
+  let work: string;
+  let runners: Runner[] = [];
+  /** How many clusters each runner's deployed commit declares. */
+  let declared = 1;
+  const matrix: string[] = [];
+  /** What the failed runs said last (owners, ages and keys elided), for docs/gitops.md. */
+  const said = new Set<string>();
+  /** For bench/faults.mjs (FAULT_REPORT: a file to write them to, as JSON). */
+  const rows: { fault: string; runs: number; seconds: number }[] = [];
+
+  /** The runners' one token, with these permissions (a token of the same secret revoked first, if any). */
+  async function grant(permissions: ("read" | "write")[]) {
+    await emu.control.revokeToken(TOKEN).catch(() => undefined);
+    await emu.control.addToken({ token: TOKEN, permissions, scope: "*", plan: "pro" });
+  }
+
+  /** The faults not spent yet (the control API's `GET /_emulator/faults`). */
+  async function faults(): Promise<unknown[]> {
+    return (await (emu.control as unknown as { faults(): Promise<unknown[]> }).faults()) ?? [];
+  }
+
+  /** The clusters of `project` on the service, by the names its program gives them. */
+  async function clustersOf(project: string) {
+    return (await emu.clusters()).filter((c) => c.name.startsWith(`${project}-`));
+  }
+
+  /** The commit every runner deploys next: one more cluster. */
+  function nextCommit(extra: NodeJS.ProcessEnv = {}) {
+    declared += 1;
+    return { CLUSTERS: String(declared), ...extra };
+  }
+
+  /**
+   * One round with a fault: every runner's job deploys the next commit, and `inject` runs once
+   * `accepted` holds (by default: every runner's new cluster accepted by the service, none
+   * recorded yet). `repair` undoes the fault (what a person does: a token given back), `first`
+   * checks each job's first run; then the recipe's re-runs until every job deploys, and the service is checked.
+   */
+  async function roundWithFault(
+    fault: string,
+    {
+      inject,
+      accepted = async () => (await emu.clusters()).length >= runners.length * declared,
+      first = () => undefined,
+      repair = async () => undefined,
+      why = /$^/,
+    }: {
+      inject: () => Promise<void>;
+      accepted?: () => Promise<boolean>;
+      first?: (run: JobResult) => void;
+      repair?: () => Promise<void>;
+      why?: RegExp;
+    },
+  ) {
+    const since = Date.now();
+    const commit = nextCommit();
+    await emu.control.setTimings({ provisionSeconds: PROVISION_SECONDS });
+    let round: JobResult[];
+    try {
+      const jobs = Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+      await eventually(accepted, { timeoutMs: 180_000, what: "the creates accepted by the service" });
+      await inject();
+      round = await jobs;
+    } finally {
+      await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
+    }
+    await repair();
+    for (const run of round) first(run);
+    const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, why)));
+    await expectConverged(fault, runs, since);
+  }
+
+  /**
+   * What a failed run must say: the command's last line names what happened, and the lines above
+   * (the CLI's, the provider's) why; and what the pipeline does next is the exit code's row of
+   * docs/gitops.md.
+   */
+  function expectExplained(run: JobResult, why: RegExp) {
+    expect(run.output, run.output).toMatch(why);
+    const last = run.output.trim().split("\n").pop() ?? "";
+    expect(last, run.output).toMatch(/^cms-gitops: /);
+    if (run.code === 1) expect(last).toMatch(/run the job again/);
+    if (run.code === 3) expect(last).toMatch(/nothing was changed\. Run the job again later/);
+  }
+
+  /**
+   * The recipe's re-runs after a failed job, until it deploys (at most `maxRuns` runs in all):
+   * exit 1 or 4, the pipeline runs it again; exit 3, again once the job timeout has passed (the
+   * lock is then older than it: a job timeout of 0 here). Returns how many runs it took.
+   */
+  async function rerunUntilDeployed(runner: Runner, first: JobResult, commit: NodeJS.ProcessEnv, why: RegExp, maxRuns = 4) {
+    let run = first;
+    let runs = 1;
+    while (run.code !== 0) {
+      expect([1, 3, 4], run.output).toContain(run.code);
+      expectExplained(run, why);
+      const error = run.output.split("\n").find((l) => /error:/.test(l));
+      said.add(`exit ${run.code}: ${error ? `${elide(error)} / ` : ""}${elide(run.output.trim().split("\n").pop())}`);
+      expect(runs, run.output).toBeLessThan(maxRuns);
+      const later = run.code === 3 ? { JOB_TIMEOUT_MINUTES: "0" } : {};
+      run = await runMergeCommand(runner, { extraEnv: { ...commit, ...later } });
+      runs += 1;
+    }
+    return runs;
+  }
+
+  /**
+   * The service holds exactly the clusters the programs declare, each in exactly one stack. Records
+   * the fault's row: the runs it took, and the seconds from the round's start (`since`) to now.
+   */
+  async function expectConverged(fault: string, runs: number[], since: number) {
+    const seconds = (Date.now() - since) / 1000;
+    const recorded: string[] = [];
+    for (const r of runners) {
+      const { ids, pending } = stackClusters(r);
+      expect(pending).toEqual([]);
+      expect(ids).toHaveLength(declared);
+      const onService = await clustersOf(r.project);
+      expect(onService.map((c) => c.id).sort()).toEqual([...ids].sort());
+      expect(onService.every((c) => c.status === "running")).toBe(true);
+      recorded.push(...ids);
+    }
+    expect(new Set(recorded).size).toBe(recorded.length);
+    expect((await emu.clusters()).map((c) => c.id).sort()).toEqual(recorded.sort());
+    expect(lockKeys(backend)).toEqual([]);
+    rows.push({ fault, runs: Math.max(...runs), seconds });
+    matrix.push(
+      `${fault}: converged after ${Math.max(...runs)} run(s) of the job (runs per runner: ${runs.join(", ")}), ${seconds.toFixed(1)} s`,
+    );
+  }
+
+  beforeAll(async () => {
+    emu = await startLifecycleEmulator();
+    await grant(["read", "write"]);
+    team = await startTeam("faults", emu.url, TOKEN);
+    ({ work, backend } = team);
+    const { installed, env } = team;
+    runners = Array.from({ length: RUNNERS }, (_, i) =>
+      makeRunner({ dir: path.join(work, `runner-${i}`), installed, env, project: `fault-${i}` }),
+    );
+    for (const r of runners) {
+      const created = await runJob(r, "Create the stack");
+      expect(created.code, created.output).toBe(0);
+    }
+    const first = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: { CLUSTERS: String(declared) } })));
+    for (const run of first) expect(run.code, run.output).toBe(0);
+  }, STEP_TIMEOUT);
+
+  afterAll(async () => {
+    for (const line of matrix) console.log(`fault matrix: ${line}`);
+    for (const line of said) console.log(`a failed job said: ${line}`);
+    if (process.env.FAULT_REPORT) fs.writeFileSync(process.env.FAULT_REPORT, JSON.stringify({ runners: RUNNERS, rows, notes: matrix }));
+    await emu?.close();
+    await team?.stop();
+  });
+
+  it(
+    "the same round without a fault: every job deploys in its first run",
+    async () => {
+      await roundWithFault("none", { inject: async () => undefined, first: (run) => expect(run.code, run.output).toBe(0) });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(a) the service answers 503, then drops the connections, for a while after it accepted the creates: the jobs wait it out",
+    async () => {
+      let away = 0;
+      await roundWithFault("(a) service 503s, then reset connections, after the creates were accepted", {
+        inject: async () => {
+          const from = Date.now();
+          // 503s, then connections reset with no answer (each fault answers until it is spent; a
+          // reset is waited out longer than a 503, so fewer of them).
+          await emu.control.injectFault({ kind: "status", status: 503, path: "/v1", count: 8 * runners.length });
+          await emu.control.injectFault({ kind: "drop", path: "/v1", count: runners.length });
+          // Unavailable until both are spent, however long that takes the runners.
+          await eventually(async () => (await faults()).length === 0, {
+            timeoutMs: 180_000,
+            what: "the service's 503s served",
+          });
+          await emu.control.clearFaults();
+          away = Date.now() - from;
+        },
+        first: (run) => expect(run.code, run.output).toBe(0),
+      });
+      matrix.push(`(a) the service answered 503, then reset the connections, for ${Math.round(away / 1000)} s`);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(c) the token revoked after the service accepted the creates, then restored: the jobs fail saying so, the next ones deploy",
+    async () => {
+      await roundWithFault("(c) token revoked after the creates were accepted, then restored", {
+        inject: () => emu.control.revokeToken(TOKEN),
+        first: (run) => {
+          expect(run.code, run.output).toBe(1);
+          expect(run.output).toMatch(/cms:token|CMS_TOKEN/);
+        },
+        repair: () => grant(["read", "write"]),
+        why: /token/i,
+      });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(c) the token's write permission removed once the first create was accepted, then restored: the refused jobs say so, the next ones deploy",
+    async () => {
+      const before = (await emu.clusters()).length;
+      await roundWithFault("(c) write permission removed during the creates, then restored", {
+        accepted: async () => (await emu.clusters()).length > before,
+        inject: () => grant(["read"]),
+        repair: () => grant(["read", "write"]),
+        why: /permission|write/i,
+      });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(f) the database killed (kill -9 of the postmaster) after the creates were accepted, started again once they are done: every job deploys in its first run",
+    async () => {
+      await roundWithFault("(f) database killed until the creates were done", {
+        inject: async () => {
+          await backend.halt?.();
+          try {
+            // Down until the service finished every create: each job's checkpoint finds no database.
+            await eventually(async () => (await emu.clusters()).every((c) => c.status === "running"), {
+              timeoutMs: 120_000,
+              what: "the creates done on the service",
+            });
+          } finally {
+            await backend.resume?.();
+          }
+        },
+        first: (run) => expect(run.code, run.output).toBe(0),
+      });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(d) the database killed for longer than the CLI waits for it: the jobs fail saying so and leave their locks; the jobs after the job timeout deploy",
+    async () => {
+      let halted = 0;
+      let ended = 0;
+      await roundWithFault("(d) database killed for longer than the CLI waits", {
+        inject: async () => {
+          await backend.halt?.();
+          halted = Date.now();
+        },
+        first: (run) => {
+          ended = Math.max(ended, run.ended);
+          expect(run.code, run.output).toBe(1);
+          expect(run.output).toMatch(/writing the new snapshot file/);
+        },
+        // Started again once every job has given up.
+        repair: async () => backend.resume?.(),
+        why: /snapshot|database|locked/i,
+      });
+      matrix.push(`(d) the CLI gave up ${Math.round((ended - halted) / 1000)} s after the database went away`);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(b) the merge job killed (SIGKILL of its process group) while its cms-recover imports the stack: the job after the job timeout deploys",
+    async () => {
+      const [runner] = runners;
+      const since = Date.now();
+      const commit = nextCommit();
+      // A job killed while creating leaves a pending create and its lock.
+      await emu.control.setTimings({ provisionSeconds: PROVISION_SECONDS });
+      try {
+        let pid = 0;
+        const killed = runMergeCommand(runner, { extraEnv: commit, onSpawn: (p) => (pid = p) });
+        await eventually(async () => (await clustersOf(runner.project)).length >= declared, {
+          timeoutMs: 120_000,
+          what: "the new cluster's POST",
+        });
+        expect(pid).toBeGreaterThan(0);
+        killTree(pid);
+        expect((await killed).code).not.toBe(0);
+      } finally {
+        await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
+      }
+      // The next job, killed in the middle of its recovery: once `pulumi stack import` runs.
+      let pid = 0;
+      const job = runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
+      await eventually(() => pid > 0 && descendants(pid).some((p) => commandLine(p).includes("stack\0import")), {
+        timeoutMs: 120_000,
+        intervalMs: 5,
+        what: "cms-recover's pulumi stack import",
+      });
+      process.kill(-pid, "SIGKILL");
+      killTree(pid);
+      expect((await job).code).not.toBe(0);
+      const again = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
+      expect(again.code, again.output).toBe(0);
+      // The other runners deploy the same commit, untouched.
+      const others = await Promise.all(runners.slice(1).map((r) => runMergeCommand(r, { extraEnv: commit })));
+      for (const run of others) expect(run.code, run.output).toBe(0);
+      await expectConverged("(b) merge job killed during cms-recover's stack import", [3, ...others.map(() => 1)], since);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(f) a restore from pg_dump that loses the record of the clusters the last jobs created: the next jobs take them over by their auto-names",
+    async () => {
+      const dump = path.join(work, "state.sql");
+      execFileSync("pg_dump", ["--clean", "--if-exists", "--table=pulumi_state", "--file", dump, backend.url]);
+      const commit = nextCommit();
+      const deployed = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+      for (const run of deployed) expect(run.code, run.output).toBe(0);
+      execFileSync("psql", [backend.url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", dump]);
+      const restored = Date.now();
+      for (const r of runners) expect(stackClusters(r).ids).toHaveLength(declared - 1);
+
+      const after = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+      for (const run of after) {
+        expect(run.code, run.output).toBe(0);
+        expect(run.output).toContain("taken over instead of creating another");
+      }
+      await expectConverged(
+        "(f) restore losing the record of auto-named clusters",
+        after.map(() => 1),
+        restored,
+      );
+    },
+    STEP_TIMEOUT,
+  );
+});
+
+/** A line of a job's output without what differs between runs: owners, ages, keys, ids, names. */
+function elide(line = ""): string {
+  return line.trim().replace(/pid \d+|\d+s ago|[\w.-]+@[\w.-]+|postgres:\/\/\S+|cls_\w+|fault-\d+-\d+-\w+/g, "…");
+}
+
+/** The command line of process `pid`, its arguments separated by NUL ("" once it is gone). */
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
