@@ -30,7 +30,15 @@ import {
   lifecycleSkipped,
   startLifecycleEmulator,
 } from "../lifecycle/harness.mjs";
-import { type JobResult, makeRunner, type Runner, runJob, runMergeCommand, stackClusters } from "../support/gitops-runners.mjs";
+import {
+  type JobResult,
+  makeRunner,
+  type Runner,
+  runBash,
+  runJob,
+  runMergeCommand,
+  stackClusters,
+} from "../support/gitops-runners.mjs";
 import { startTeam, type Team } from "../support/gitops-team";
 import { lockKeys, type StateBackend } from "../support/state-backends";
 
@@ -71,10 +79,14 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
     return (await emu.clusters()).filter((c) => c.name.startsWith(`${project}-`));
   }
 
-  /** The commit every runner deploys next: one more cluster. */
-  function nextCommit(extra: NodeJS.ProcessEnv = {}) {
+  /** The clusters (indices) the programs give an explicit name, from the commit that added them on. */
+  const named: number[] = [];
+
+  /** The commit every runner deploys next: one more cluster, with an explicit name when `withName`. */
+  function nextCommit({ withName = false } = {}) {
     declared += 1;
-    return { CLUSTERS: String(declared), ...extra };
+    if (withName) named.push(declared - 1);
+    return { CLUSTERS: String(declared), NAMED: named.join(",") };
   }
 
   /**
@@ -373,6 +385,69 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       await expectConverged(
         "(f) restore losing the record of auto-named clusters",
         after.map(() => 1),
+        restored,
+      );
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "(f) a restore from pg_dump that loses the record of clusters with an explicit name: the jobs stop with the one command, a person runs it, the next jobs deploy",
+    async () => {
+      const dump = path.join(work, "state-named.sql");
+      execFileSync("pg_dump", ["--clean", "--if-exists", "--table=pulumi_state", "--file", dump, backend.url]);
+      const commit = nextCommit({ withName: true });
+      const deployed = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+      for (const run of deployed) expect(run.code, run.output).toBe(0);
+      execFileSync("psql", [backend.url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", dump]);
+      const restored = Date.now();
+      const lost = new Map<Runner, string>();
+      for (const r of runners) {
+        expect(stackClusters(r).ids).toHaveLength(declared - 1);
+        const [cluster] = (await clustersOf(r.project)).filter((c) => c.name === `${r.project}-named-${declared - 1}`);
+        lost.set(r, cluster.id);
+      }
+
+      // The jobs stop for a person, create nothing, and name the one command.
+      const stopped = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+      const commands = stopped.map((run, i) => {
+        expect(run.code, run.output).toBe(2);
+        const last = run.output.trim().split("\n").pop() ?? "";
+        said.add(`exit 2: ${elide(last)}`);
+        expect(last, run.output).toMatch(/^cms-gitops: .*a person decides/i);
+        const command = /node_modules\/\.bin\/cms-recover --stack prod --adopt [\w-]+/.exec(last)?.[0];
+        expect(command, run.output).toBe(`node_modules/.bin/cms-recover --stack prod --adopt ${lost.get(runners[i])}`);
+        return command as string;
+      });
+      expect((await emu.clusters()).length).toBe(runners.length * declared);
+
+      // Another stack's cluster is refused, changing nothing.
+      const theirs = stackClusters(runners[1]).ids[0];
+      const refused = await runBash(runners[0], `node_modules/.bin/cms-recover --stack prod --adopt ${theirs}`, { extraEnv: commit });
+      expect(refused.code, refused.output).toBe(2);
+      expect(refused.output).toMatch(/recorded by stack .*fault-1.*Nothing was changed/);
+
+      // What a person does: the command the job named, once it is known to be this stack's, in
+      // the working copy of the commit the job deployed (CLUSTERS, NAMED).
+      const adopted = await Promise.all(runners.map((r, i) => runBash(r, commands[i], { extraEnv: commit })));
+      for (const run of adopted) {
+        expect(run.code, run.output).toBe(0);
+        expect(run.output).toContain("recording it (named with --adopt)");
+      }
+      const again = await runBash(runners[0], commands[0], { extraEnv: commit });
+      expect(again.code, again.output).toBe(0);
+      expect(again.output).toContain("is recorded by this stack already");
+      const state = execFileSync("pulumi", ["stack", "export", "--stack", "prod"], { cwd: runners[0].repo, env: runners[0].env, encoding: "utf8" });
+      const record = (JSON.parse(state).deployment.resources as { id?: string; outputs?: { kubeconfig?: unknown } }[]).find(
+        (res) => res.id === lost.get(runners[0]),
+      );
+      expect(record?.outputs?.kubeconfig).toHaveProperty("ciphertext");
+
+      const after = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+      for (const run of after) expect(run.code, run.output).toBe(0);
+      await expectConverged(
+        "(f) restore losing the record of clusters with an explicit name (a person ran the command the job named)",
+        after.map(() => 2),
         restored,
       );
     },
