@@ -26,7 +26,6 @@
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { describeCandidates } from "../shared/domain/ownership";
-import type { ApiCluster } from "@pulumi-cms/contract";
 import { CLUSTER_TYPES, planRecovery, type PendingCreate } from "./plan";
 import { OperationError } from "../shared/errors/operation-error";
 import { planLines } from "./report";

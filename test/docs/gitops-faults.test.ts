@@ -30,15 +30,7 @@ import {
   lifecycleSkipped,
   startLifecycleEmulator,
 } from "../lifecycle/harness.mjs";
-import {
-  type JobResult,
-  makeRunner,
-  type Runner,
-  runBash,
-  runJob,
-  runMergeCommand,
-  stackClusters,
-} from "../support/gitops-runners.mjs";
+import { type JobResult, makeRunner, type Runner, runBash, runJob, runMergeCommand, stackClusters } from "../support/gitops-runners.mjs";
 import { startTeam, type Team } from "../support/gitops-team";
 import { lockKeys, type StateBackend } from "../support/state-backends";
 
@@ -437,7 +429,11 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       const again = await runBash(runners[0], commands[0], { extraEnv: commit });
       expect(again.code, again.output).toBe(0);
       expect(again.output).toContain("is recorded by this stack already");
-      const state = execFileSync("pulumi", ["stack", "export", "--stack", "prod"], { cwd: runners[0].repo, env: runners[0].env, encoding: "utf8" });
+      const state = execFileSync("pulumi", ["stack", "export", "--stack", "prod"], {
+        cwd: runners[0].repo,
+        env: runners[0].env,
+        encoding: "utf8",
+      });
       const record = (JSON.parse(state).deployment.resources as { id?: string; outputs?: { kubeconfig?: unknown } }[]).find(
         (res) => res.id === lost.get(runners[0]),
       );
