@@ -12,8 +12,8 @@
  * and its `write` permission removed, then restored; the database killed (kill -9 of the
  * postmaster) until the creates are done, and killed for longer than the CLI waits for it;
  * `cms-gitops merge` killed (SIGKILL of its process group) while its `cms-recover` imports the
- * stack; a restore from `pg_dump` that loses the record of auto-named clusters. (Not yet: a
- * restore that loses the record of a cluster with an explicit `name`, docs/gitops.md.)
+ * stack; a restore from `pg_dump` that loses the record of auto-named clusters, and one that loses
+ * named clusters' (the job stops, exit 2, naming `cms-recover --adopt ID`, which a person runs).
  * Each fault's runs and time are printed (`fault matrix:` lines) for docs/gitops.md's table, and
  * written to FAULT_REPORT for bench/faults.mjs (which runs this file on 8 runners).
  */
