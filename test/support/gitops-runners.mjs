@@ -18,7 +18,8 @@ import { bashBlockAfter } from "./doc-blocks.mjs";
 const DOC = fs.readFileSync(path.join(REPO_ROOT, "docs", "gitops.md"), "utf8");
 
 // CLUSTERS stands for the commit being deployed: another commit declares more clusters. NAMED
-// (indices, comma-separated) gives those clusters an explicit name instead of an auto-name.
+// (indices, comma-separated) gives those clusters an explicit name instead of an auto-name, and
+// WORKERS (default 1) sizes every cluster.
 const PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const cms = require("pulumi-cms");
@@ -26,7 +27,7 @@ const named = new Set((process.env.NAMED || "").split(",").filter(Boolean).map(N
 const ids = [];
 for (let i = 0; i < Number(process.env.CLUSTERS || 5); i++) {
   const name = named.has(i) ? pulumi.getProject() + "-named-" + i : undefined;
-  ids.push(new cms.Cluster(pulumi.getProject() + "-" + i, { name, controlPlanes: 1, workers: 1, nodeSize: "small" }).id);
+  ids.push(new cms.Cluster(pulumi.getProject() + "-" + i, { name, controlPlanes: 1, workers: Number(process.env.WORKERS || 1), nodeSize: "small" }).id);
 }
 exports.ids = ids;
 `;
