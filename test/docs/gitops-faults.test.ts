@@ -466,8 +466,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       let pid = 0;
       const job = runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
       try {
-        let first = "";
-        await eventually(() => (first = keys.find((k) => waitingOn().includes(k)) ?? "") !== "", { what: "the job's first DELETE" });
+        const first = (await eventually(() => keys.find((k) => waitingOn().includes(k)), { what: "the job's first DELETE" })) as string;
         await holds.get(first)?.release();
         const second = keys.find((k) => k !== first) as string;
         await eventually(() => waitingOn().includes(second) && !lockKeys(backend).some((k) => first.endsWith(k)), {
@@ -549,7 +548,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       for (const run of deployed) expect(run.code, run.output).toBe(0);
       execFileSync("psql", [backend.url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", dump]);
       const restored = Date.now();
-      runners.forEach((r, i) => expect(stackClusters(r).ids, stopped[i].output).toHaveLength(declared - 1));
+      for (const r of runners) expect(stackClusters(r).ids).toHaveLength(declared - 1);
 
       const after = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
       for (const run of after) {
