@@ -20,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
+import { UNRECORDED_NAME } from "../shared/domain/ownership";
 import { OperationError } from "../shared/errors/operation-error";
 import { fileStore, type LockOwner, type LockStore, type LockWatch, postgresStore, stackLockDir, type StackLock } from "./locks";
 import { describeOwner, judgeLocks, rivalLock } from "./verdicts";
@@ -42,7 +43,9 @@ self-managed backend (PULUMI_BACKEND_URL, file:// or postgres://):
 Exit codes:
   0  deployed
   1  failed (cms-recover or pulumi up: their output says why)
-  2  a person must choose which cluster a killed job created (cms-recover's message says how)
+  2  a person must choose: which cluster a killed job created, or whether a cluster that
+     carries a Cluster's explicit name and that the stack does not record is this stack's
+     (the message names the command)
   3  the stack is locked by an update that may be running: nothing was changed; run it later
   4  another update of this stack started at the same moment: nothing was changed; run it again
   64 wrong usage, or a backend whose locks it cannot read (the message says what to do)
@@ -113,9 +116,30 @@ function latestUpdate(stack: string): number | undefined {
   }
 }
 
-function run(command: string, args: string[], onSpawn?: (pid: number) => void): Promise<number> {
+/**
+ * Runs `command`; with `seen`, its output is passed on as it comes and also handed to `seen`
+ * (the lines the command looks for in `pulumi up`'s output), under the environment `env` adds.
+ */
+function run(
+  command: string,
+  args: string[],
+  onSpawn?: (pid: number) => void,
+  { env, seen }: { env?: NodeJS.ProcessEnv; seen?: (text: string) => void } = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: "inherit" });
+    const child = spawn(command, args, {
+      stdio: seen ? ["inherit", "pipe", "pipe"] : "inherit",
+      env: env ? { ...process.env, ...env } : process.env,
+    });
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ] as const) {
+      from?.on("data", (chunk: Buffer) => {
+        to.write(chunk);
+        seen?.(chunk.toString("utf8"));
+      });
+    }
     child.once("spawn", () => child.pid && onSpawn?.(child.pid));
     child.once("error", (e) => reject(new OperationError(`cannot run ${command}: ${e.message}`)));
     child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1)));
@@ -176,10 +200,18 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
     if (appeared && !stopTimer) stopTimer = setTimeout(() => void watch.stop(), WATCH_AFTER_FIRST_LOCK_MS);
   }, 50);
   let code: number;
+  let output = "";
   try {
-    code = await run(pulumiCommand(), ["up", "--stack", stackArg, "--refresh", "--yes", "--non-interactive", "--skip-preview"], (pid) => {
-      upPid = pid;
-    });
+    code = await run(
+      pulumiCommand(),
+      ["up", "--stack", stackArg, "--refresh", "--yes", "--non-interactive", "--skip-preview"],
+      (pid) => {
+        upPid = pid;
+      },
+      // A Cluster with an explicit name whose cluster the stack does not record stops the job
+      // for a person instead of creating a second one (`refuseUnrecordedName`).
+      { env: { CMS_EXISTING_NAME: "stop" }, seen: (text) => (output += text) },
+    );
   } finally {
     clearInterval(firstLockSeen);
     clearTimeout(stopTimer);
@@ -200,8 +232,28 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
     );
     return EXIT.lostRace;
   }
+  const adopt = unrecordedNames(output);
+  if (adopt.length > 0) {
+    say(
+      `pulumi up stopped (exit ${code}): a Cluster's explicit name is carried by a cluster ${UNRECORDED_NAME} (a restore of the state may have lost its record), ` +
+        "and a name cannot tell whose it is; the output above names it. A person decides: if it is this stack's, run " +
+        `${adopt.join(" and ")}, then run the job again; if it is not, give the Cluster another name in the program`,
+    );
+    return EXIT.personMustChoose;
+  }
   say(`pulumi up failed (exit ${code}); its output above says why. ${afterFailure(after, ours, jobTimeoutMinutes)}`);
   return EXIT.failed;
+}
+
+/** The `cms-recover --adopt` commands the provider named in `pulumi up`'s output, each once. */
+function unrecordedNames(output: string): string[] {
+  const commands = new Set<string>();
+  for (const line of output.split("\n")) {
+    if (!line.includes(UNRECORDED_NAME)) continue;
+    const command = /node_modules\/\.bin\/cms-recover --stack \S+ --adopt [\w-]+/.exec(line);
+    if (command) commands.add(command[0]);
+  }
+  return [...commands];
 }
 
 /** What `f` returns, or undefined when the backend cannot be read (the database is away). */

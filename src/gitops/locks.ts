@@ -150,6 +150,18 @@ export function fileStore(backendUrl: string, project: string, stack: string): L
   };
 }
 
+/**
+ * psql's error, on one line: the command's last line is what a pipeline shows of a failed job,
+ * and says what next after it (psql words a refused connection on two lines).
+ */
+function oneLine(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(" ");
+}
+
 /** The parts of a `postgres://` backend URL: psql's URL (without the CLI's own `table`), the table, the keys' prefix. */
 export function postgresTarget(backendUrl: string): { psqlUrl: string; table: string; prefix: string } {
   const url = new URL(backendUrl);
@@ -181,7 +193,7 @@ export function postgresStore(backendUrl: string, project: string, stack: string
   const psql = (sql: string, vars: Record<string, string> = {}): string => {
     const r = spawnSync("psql", psqlArgs(vars), { input: sql, encoding: "utf8" });
     if (r.error) throw new OperationError(`cannot run psql (a postgres:// backend's locks are read with it): ${r.error.message}`);
-    if (r.status !== 0) throw new OperationError(`psql failed (exit ${r.status}): ${r.stderr.trim()}`);
+    if (r.status !== 0) throw new OperationError(`psql failed (exit ${r.status}): ${oneLine(r.stderr)}`);
     return r.stdout;
   };
   const lockOf = (key: string, content: string | undefined): StackLock => ({
@@ -267,7 +279,7 @@ function watchRows(args: string[], lockOf: (key: string, content: string | undef
       reject(new OperationError(`cannot run psql (a postgres:// backend's locks are read with it): ${e.message}`)),
     );
     child.once("close", (code) => {
-      if (!stopping) reject(new OperationError(`psql, watching the stack's locks, ended (exit ${code}): ${errors.trim()}`));
+      if (!stopping) reject(new OperationError(`psql, watching the stack's locks, ended (exit ${code}): ${oneLine(errors)}`));
     });
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       buffered += chunk;

@@ -19,20 +19,18 @@
  *    instead of recording the resource.)
  * What counts as the cluster a create made is `plan.ts`'s rule: only a name derived from the
  * stack's seed proves it; for any other name the candidates are printed and a person records one
- * with `--adopt ID`. Exit 0 when resolved, 2 when a person must choose (the candidates and the
- * command are printed, nothing is changed), 1 on any other failure.
+ * with `--adopt ID`. With no Cluster create pending, `--adopt ID` records a cluster whose record
+ * a restore of the state lost (`adopt.ts`). Exit 0 when resolved, 2 when a person must choose
+ * (the candidates and the command are printed, nothing is changed), 1 on any other failure.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { createClient } from "../client";
 import { describeCandidates } from "../shared/domain/ownership";
-import type { ApiCluster } from "@pulumi-cms/contract";
 import { CLUSTER_TYPES, planRecovery, type PendingCreate } from "./plan";
 import { OperationError } from "../shared/errors/operation-error";
 import { planLines } from "./report";
+import { adoptUnrecorded } from "./adopt";
+import { exportStack, importStack, pulumi, readRunning, type StackExport } from "./stack";
 
 const USAGE = `Usage: cms-recover [--stack NAME] [--adopt ID]... [--dry-run]
 
@@ -47,24 +45,14 @@ that name may be anybody's: the candidates are printed, nothing is changed, and 
 is 2; if one is this stack's, run again with --adopt ID.
 
   --stack NAME   the stack (default: the selected one)
-  --adopt ID     record cluster ID for the pending create whose name it carries (repeatable)
+  --adopt ID     record cluster ID for the pending create whose name it carries (repeatable);
+                 with no Cluster create pending, for the Cluster of the program that carries
+                 its name and that the stack does not record (a restore of the state lost its
+                 record): refused when another stack of the backend records it, or the program
+                 does not describe it; a cluster the stack records already is left as it is
   --dry-run      print what it would do, change nothing
   -h, --help     this help
 `;
-
-interface StackExport {
-  deployment?: {
-    resources?: Array<{ urn: string; type: string; id?: string; custom?: boolean; delete?: boolean; pendingReplacement?: boolean }>;
-    pending_operations?: Array<{ type: string; resource: { urn: string; type: string; inputs?: Record<string, unknown> } }>;
-  };
-}
-
-function pulumi(args: string[], stack: string | undefined): { code: number; stdout: string; stderr: string } {
-  const full = [...args, ...(stack ? ["--stack", stack] : []), "--non-interactive"];
-  const r = spawnSync(process.env.PULUMI_COMMAND || "pulumi", full, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  if (r.error) throw new OperationError(`cannot run pulumi: ${r.error.message}`);
-  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
-}
 
 /** Apply the plan to the exported stack and import it back. */
 function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stack: string | undefined): void {
@@ -92,40 +80,7 @@ function writeBack(raw: StackExport, plan: ReturnType<typeof planRecovery>, stac
     } else if (!dropped.has(urn)) kept.push(op);
   }
   deployment.pending_operations = kept;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "cms-recover-"));
-  const file = path.join(dir, "stack.json");
-  try {
-    writeFileSync(file, JSON.stringify(raw), { mode: 0o600 });
-    const r = pulumi(["stack", "import", "--file", file], stack);
-    if (r.code !== 0) throw new OperationError(`pulumi stack import failed:\n${r.stdout}${r.stderr}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * A recorded cluster carries an initialization error, so that the next `up` waits for it; the
- * engine then runs an update that changes nothing it can show (`~ 1 updated`, no diff). One that
- * is running already needs no wait: a refresh of just those reads them through the provider
- * (outputs, kubeconfig as a secret) and clears the error, and the next `up` has nothing to do.
- */
-function readRunning(plan: ReturnType<typeof planRecovery>, clusters: readonly ApiCluster[], stack: string | undefined): void {
-  const running = plan.imports.filter((i) => clusters.find((c) => c.id === i.id)?.status === "running");
-  const waiting = plan.imports.filter((i) => !running.includes(i));
-  if (running.length > 0) {
-    const r = pulumi(["refresh", "--yes", "--skip-preview", ...running.flatMap((i) => ["--target", i.urn])], stack);
-    if (r.code !== 0) {
-      console.error(
-        `cms-recover: reading the recorded running clusters failed (pulumi refresh, exit ${r.code}); the next \`pulumi up\` reads them instead (an update that shows no diff):\n` +
-          `${r.stdout}${r.stderr}`.trim().split("\n").slice(-10).join("\n"),
-      );
-    }
-  }
-  for (const i of waiting) {
-    console.log(
-      `cms-recover: ${i.urn}: cluster ${i.id} is not running yet: the next \`pulumi up\` waits for it (an update that shows no diff)`,
-    );
-  }
+  importStack(raw, stack);
 }
 
 function setting(env: string, key: string, stack: string | undefined): string {
@@ -153,25 +108,26 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const stack = values.stack;
-  const exported = pulumi(["stack", "export"], stack);
-  if (exported.code !== 0) throw new OperationError(`pulumi stack export failed: ${exported.stderr.trim()}`);
-  const raw = JSON.parse(exported.stdout) as StackExport;
+  const raw = exportStack(stack);
   const deployment = raw.deployment ?? {};
   const allPending = (deployment.pending_operations ?? []).filter((op) => op.type === "creating");
   const pending: PendingCreate[] = allPending
     .filter((op) => CLUSTER_TYPES.has(op.resource.type))
     .map((op) => ({ urn: op.resource.urn, inputs: op.resource.inputs ?? {} }));
+  const client = () =>
+    createClient({
+      endpoint: setting("CMS_ENDPOINT", "cms:endpoint", stack),
+      token: setting("CMS_TOKEN", "cms:token", stack),
+    });
   if (pending.length === 0) {
+    // With no create pending, --adopt names a cluster whose record the state lost (a restore).
+    if (values.adopt?.length) return adoptUnrecorded(values.adopt, { raw, stack, client: client(), dryRun: values["dry-run"] === true });
     console.log("cms-recover: no pending Cluster create in the stack; nothing to do");
     return 0;
   }
 
-  const client = createClient({
-    endpoint: setting("CMS_ENDPOINT", "cms:endpoint", stack),
-    token: setting("CMS_TOKEN", "cms:token", stack),
-  });
   const inState = new Set((deployment.resources ?? []).filter((r) => CLUSTER_TYPES.has(r.type) && r.id).map((r) => r.id as string));
-  const clusters = await client.listAllClusters();
+  const clusters = await client().listAllClusters();
   const plan = planRecovery(pending, inState, clusters, new Set(values.adopt ?? []));
 
   if (plan.unmatchedAdoptions.length > 0) {
@@ -212,7 +168,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   writeBack(raw, plan, stack);
   for (const line of said) console.log(line);
-  readRunning(plan, clusters, stack);
+  readRunning(plan.imports, clusters, stack);
   // After the lines saying what was recorded or dropped: what is left, not "no pending create", which reads as nothing done.
   console.log("cms-recover: no Cluster create is pending any more; run `pulumi up`");
   return 0;

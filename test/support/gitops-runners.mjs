@@ -17,13 +17,17 @@ import { bashBlockAfter } from "./doc-blocks.mjs";
 
 const DOC = fs.readFileSync(path.join(REPO_ROOT, "docs", "gitops.md"), "utf8");
 
-// CLUSTERS stands for the commit being deployed: another commit declares more clusters.
+// CLUSTERS stands for the commit being deployed: another commit declares more clusters. NAMED
+// (indices, comma-separated) gives those clusters an explicit name instead of an auto-name, and
+// WORKERS (default 1) sizes every cluster.
 const PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
 const cms = require("pulumi-cms");
+const named = new Set((process.env.NAMED || "").split(",").filter(Boolean).map(Number));
 const ids = [];
 for (let i = 0; i < Number(process.env.CLUSTERS || 5); i++) {
-  ids.push(new cms.Cluster(pulumi.getProject() + "-" + i, { controlPlanes: 1, workers: 1, nodeSize: "small" }).id);
+  const name = named.has(i) ? pulumi.getProject() + "-named-" + i : undefined;
+  ids.push(new cms.Cluster(pulumi.getProject() + "-" + i, { name, controlPlanes: 1, workers: Number(process.env.WORKERS || 1), nodeSize: "small" }).id);
 }
 exports.ids = ids;
 `;
@@ -110,14 +114,15 @@ export function runJob(runner, title, options = {}) {
 }
 
 /**
- * `script` with `bash -eu` in the runner's working copy (a process group of its own).
+ * `script` with `bash -eu` in the runner's working copy (a process group of its own): what a
+ * person types there, or a job's commands. Never rejects for a non-zero exit (look at `code`).
  *
  * @param {Runner} runner
  * @param {string} script
  * @param {{ extraEnv?: NodeJS.ProcessEnv, onSpawn?: (pid: number) => void, timeoutMs?: number }} options
  * @returns {Promise<JobResult>}
  */
-function runBash(runner, script, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 }) {
+export function runBash(runner, script, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_000 } = {}) {
   return timed(
     execFile("bash", ["-eu", "-c", script], {
       cwd: runner.repo,

@@ -23,7 +23,7 @@ import { OperationError } from "../errors";
 import type { CmsClient } from "../../client";
 import type { ApiCluster } from "@pulumi-cms/contract";
 import { isNotFound, UnprovenOwnershipError } from "../../client/errors";
-import { judgeOwnership, type NameProof } from "../../shared/domain/ownership";
+import { adoptCommand, describeCandidates, judgeOwnership, type NameProof, UNRECORDED_NAME } from "../../shared/domain/ownership";
 import { notVisible, safeMessage } from "../../connection";
 import { toCreateRequest } from "../properties/mapping";
 import { listEveryCluster } from "../polling/listings";
@@ -100,6 +100,43 @@ export async function findLeftover(
     proof === "seeded"
       ? `cannot create cluster "${inputs.name}": this stack's own auto-name for the resource is already carried by several clusters (did a copy of the stack's state run too?)`
       : `cannot create cluster "${inputs.name}": its auto-name (release 0.2.0's, derived from the resource's URN alone) is computed by any stack with the same project, stack and resource names, in any backend`,
+  );
+}
+
+/**
+ * With `CMS_EXISTING_NAME=stop` (what `cms-gitops merge` runs `pulumi up` with): refuse to create
+ * a cluster with an explicit name while one of that name and shape exists, since the stack does
+ * not record it (were it recorded, the engine would not be creating). A restore of the state may
+ * have lost its record, or it is another's: the name cannot tell, so a person decides, with the
+ * one command the message names. Without the setting, an explicit name is created beside any
+ * other of that name, as the API allows.
+ */
+export async function refuseUnrecordedName(
+  runtime: Pick<Runtime, "listings">,
+  client: CmsClient,
+  inputs: ClusterInputs,
+  urn: string | undefined,
+  env: Record<string, string | undefined>,
+  secrets: string[],
+): Promise<void> {
+  if (env.CMS_EXISTING_NAME !== "stop" || inputs.__autonamed === true || inputs.name === undefined) return;
+  let all: ApiCluster[];
+  try {
+    all = await listEveryCluster(runtime.listings, client);
+  } catch (e) {
+    throw new OperationError(`creating cluster "${inputs.name}" failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
+  }
+  const ownership = judgeOwnership(all, { name: inputs.name, proof: "none", request: toCreateRequest(inputs) });
+  if (ownership.verdict !== "unproven") return;
+  // `urn:pulumi:STACK::PROJECT::…`
+  const stack = urn?.split("::")[0]?.split(":")[2] || "STACK";
+  const ids = ownership.candidates.map((c) => c.id);
+  throw new OperationError(
+    `cannot create cluster "${inputs.name}": ${describeCandidates(ownership.candidates)} already carries the name, ${UNRECORDED_NAME}. ` +
+      "A restore of the stack's state may have lost its record, or it is another's (the console, another stack): an explicit name cannot tell, so nothing was created. " +
+      `If it is this stack's, record it: ${adoptCommand(stack, ids[0])}${ids.length > 1 ? ` (or ${ids.slice(1).join(", ")})` : ""}, then run the job again. ` +
+      "If it is not, give this Cluster another name.",
+    "name_in_use",
   );
 }
 

@@ -10,7 +10,7 @@ import type { CreateResult } from "./results";
 import { UnprovenOwnershipError } from "../../client/errors";
 import { safeMessage } from "../../connection";
 import { type ApiCluster, type ApiClusterSummary, clusterFieldsWhere } from "@pulumi-cms/contract";
-import { adoptImported, findLeftover, nameProofOf } from "../naming/adoption";
+import { adoptImported, findLeftover, nameProofOf, refuseUnrecordedName } from "../naming/adoption";
 import { toCreateRequest, toOutputs } from "../properties/mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
 import { endProgress, warnFor } from "../progress/report";
@@ -48,6 +48,7 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
   }
   const adopted = first !== undefined;
   if (!first) {
+    await refuseUnrecordedName(ctx.runtime, client, inputs, urn, ctx.settings().env ?? process.env, secrets);
     try {
       first = await waits.send(() => client.createCluster(toCreateRequest(inputs), { nameProof: nameProofOf(inputs, urn) }));
     } catch (e) {

@@ -111,6 +111,18 @@ export function describeCandidates(candidates: readonly ApiCluster[]): string {
   return candidates.map((c) => `${c.id} ("${c.name}", created ${c.created_at}, ${c.status})`).join(", ");
 }
 
+/**
+ * What the provider says, and what `cms-gitops merge` looks for, when a create with an explicit
+ * name is refused because a cluster of that name and shape exists that the stack does not record
+ * (the merge job's `CMS_EXISTING_NAME=stop`): a restore of the state may have lost its record.
+ */
+export const UNRECORDED_NAME = "which this stack does not record";
+
+/** The command that records cluster `id` for the Cluster of stack `stack` that carries its name (`cms-recover --adopt`). */
+export function adoptCommand(stack: string, id: string): string {
+  return `node_modules/.bin/cms-recover --stack ${stack} --adopt ${id}`;
+}
+
 function createdAt(c: ApiCluster): number {
   const t = Date.parse(c.created_at);
   return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;

@@ -2,7 +2,8 @@
  * Which existing cluster a create may take instead of POSTing, against the real emulator: the one
  * an interrupted run of the same resource left (auto-name derived from the URN and the stack's
  * seed), and never anybody else's (a twin stack's, a console cluster, one a 0.2.0 name shares).
- * Also the `import` id that must not outlive the first create.
+ * Also the `import` id that must not outlive the first create, and the merge job's refusal of an
+ * explicit name that an unrecorded cluster carries (`CMS_EXISTING_NAME=stop`).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "../../../src/client";
@@ -132,6 +133,26 @@ describe("a cluster left by an interrupted run", () => {
     const res = await clusterProvider.create(inputs({ ...SHAPE, name: "pinned", __urn: urn() }));
     expect(res.id).not.toBe(console);
     expect(await posts()).toBe(2);
+  });
+
+  it("with CMS_EXISTING_NAME=stop (the merge job's), an explicit name that a cluster of that shape carries is refused, naming the command; another shape is created", async () => {
+    const other = await existing("pinned");
+    const runtime = testRuntime();
+    const previous = runtime.settings;
+    runtime.settings = { ...previous, env: { ...(previous.env ?? process.env), CMS_EXISTING_NAME: "stop" } };
+    try {
+      const u = urn("prod");
+      const refused = await rejection(clusterProvider.create(inputs({ ...SHAPE, name: "pinned", __urn: u })));
+      expect(refused.message).toContain(`cannot create cluster "pinned": ${other} ("pinned", created`);
+      expect(refused.message).toContain("which this stack does not record");
+      expect(refused.message).toContain(`record it: node_modules/.bin/cms-recover --stack prod --adopt ${other}, then run the job again`);
+      expect(await posts()).toBe(1);
+      const bigger = await clusterProvider.create(inputs({ ...SHAPE, workers: 3, name: "pinned", __urn: urn() }));
+      expect(bigger.id).not.toBe(other);
+      expect(await posts()).toBe(2);
+    } finally {
+      runtime.settings = previous;
+    }
   });
 
   it("is not taken while it is being deleted", async () => {
