@@ -205,11 +205,8 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(b) explicit name, a same-named same-shaped console cluster exists: cms-recover names only ours and records it with --adopt",
     async () => {
       const p = await project({ name: "pinned-b" });
-      // Made in the console long before the job: the quick timings.
-      await emu.control.setTimings(LIFECYCLE_TIMINGS);
       const console = (await emu.api("POST", "/v1/clusters", { name: "pinned-b", control_planes: 1, workers: 2, node_size: "small" })).body
         .id as string;
-      await emu.control.setTimings(KILL_TIMINGS);
       await emu.waitForCluster(console, (c) => c?.status === "running", 30_000);
       await killWhen(p, ["up", "--yes", "--skip-preview"], async () => (await byName("pinned-b")).length === 2, "our POST");
       const ours = (await byName("pinned-b")).find((c) => c.id !== console)!;
