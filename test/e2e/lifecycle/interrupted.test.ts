@@ -12,7 +12,7 @@
  * Also without a kill: `up --replace`, two stacks declaring the same resource, destroy then up.
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { seededName } from "../../support/autoname";
 import path from "node:path";
 import {
@@ -55,6 +55,22 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     const p = await createProject({ name, stack, config: { ...emu.stackConfig(), ...config }, secretConfig: emu.secretConfig() });
     projects.push(p);
     return p;
+  }
+
+  /** What the service held and how many projects there were when the current test began. */
+  let atStart = { clusters: new Set<string>(), projects: 0 };
+  beforeEach(async () => {
+    atStart = { clusters: await ids(), projects: projects.length };
+  });
+
+  /** The stack's first `up`, before the step a test kills: nothing to kill in it, so the quick timings. */
+  async function upBeforeTheKill(p: PulumiProject) {
+    await emu.control.setTimings(LIFECYCLE_TIMINGS);
+    try {
+      await p.up();
+    } finally {
+      await emu.control.setTimings(KILL_TIMINGS);
+    }
   }
 
   const urnOf = (p: PulumiProject) => `urn:pulumi:${p.stack}::${p.name}::${CLUSTER_TYPE}::${RESOURCE}`;
@@ -117,20 +133,27 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
   /**
    * Criteria 2-4: the service holds exactly the stack's clusters plus `foreign` (untouched), a
    * no-change preview passes, and the recovery recipe's refresh leaves no pending operation.
+   *
+   * The stack's clusters are the ones made since the test began (the earlier tests' stacks, idle
+   * since, were held to the same at their end), less those of the test's other stacks. The
+   * refresh finds nothing to change, so the state it leaves is the one the preview found nothing
+   * to change in.
    */
   async function assertClean(p: PulumiProject, foreign: string[] = [], { alive: expectAlive = true } = {}) {
     const owned = (await p.clusterResources()).map((r) => r.id as string);
-    const others = new Set(projects.filter((q) => q !== p));
     const ofOthers = new Set<string>();
-    for (const q of others) for (const r of await q.clusterResources().catch(() => [])) ofOthers.add(r.id as string);
-    const onService = (await emu.clusters()).map((c) => c.id).filter((id) => !ofOthers.has(id) && !foreign.includes(id));
+    for (const q of projects.slice(atStart.projects).filter((q) => q !== p)) {
+      for (const r of await q.clusterResources().catch(() => [])) ofOthers.add(r.id as string);
+    }
+    const onService = (await emu.clusters())
+      .map((c) => c.id)
+      .filter((id) => !atStart.clusters.has(id) && !ofOthers.has(id) && !foreign.includes(id));
     expect(onService.sort()).toEqual([...owned].sort());
     expect(owned).toHaveLength(expectAlive ? 1 : 0);
     for (const id of foreign) expect((await emu.clusters()).some((c) => c.id === id)).toBe(true);
     if (expectAlive) await p.preview(["--expect-no-changes"]);
-    await p.refresh(["--clear-pending-creates"]);
+    await p.refresh(["--clear-pending-creates", "--expect-no-changes"]);
     expect(await pendingOperations(p)).toEqual([]);
-    if (expectAlive) await p.preview(["--expect-no-changes"]);
     return owned;
   }
 
@@ -244,7 +267,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(c) in-place update killed while the cluster scales: the next up finishes it",
     async () => {
       const p = await project({ workers: 1 });
-      await p.up();
+      await upBeforeTheKill(p);
       const [id] = (await p.clusterResources()).map((r) => r.id as string);
       await p.setConfig("workers", 3);
       await killWhen(
@@ -264,7 +287,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(d) create-before-delete replacement (auto-name), killed after the new cluster was created",
     async () => {
       const p = await project({ controlPlanes: 1 });
-      await p.up();
+      await upBeforeTheKill(p);
       const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
       await p.setConfig("controlPlanes", 3);
       const fresh = await seededName(p, 1);
@@ -282,7 +305,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(d) delete-before-replace (explicit name), killed after the new cluster was created: cms-recover names it, --adopt records it",
     async () => {
       const p = await project({ name: "pinned-d", controlPlanes: 1 });
-      await p.up();
+      await upBeforeTheKill(p);
       const [oldId] = (await p.clusterResources()).map((r) => r.id as string);
       await p.setConfig("controlPlanes", 3);
       const fresh = async () => (await byName("pinned-d")).filter((c) => c.id !== oldId);
@@ -301,7 +324,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(e) destroy killed while the cluster is deleting: the next destroy finishes",
     async () => {
       const p = await project();
-      await p.up();
+      await upBeforeTheKill(p);
       const [id] = (await p.clusterResources()).map((r) => r.id as string);
       await killWhen(
         p,
@@ -326,7 +349,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     async ({ refresh }) => {
       const p = await project();
       if (refresh) {
-        await p.up();
+        await upBeforeTheKill(p);
         await p.setConfig("controlPlanes", 3);
       }
       const known = await ids();

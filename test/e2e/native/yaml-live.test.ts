@@ -420,10 +420,11 @@ describe("a YAML program's up interrupted with Ctrl-C", () => {
   let emu: LifecycleEmulator;
   let project: PulumiProject;
   let pid: number | undefined;
+  // Provisioning far longer than the cancelled up should last.
+  const provisionSeconds = 30;
 
   beforeAll(async () => {
-    // Provisioning far longer than the cancelled up should last.
-    emu = await startLifecycleEmulator({ provisionSeconds: 30 });
+    emu = await startLifecycleEmulator({ provisionSeconds });
     project = await createNativeProject({
       name: "native-yaml",
       files: { "Pulumi.yaml": yamlProgram() },
@@ -464,6 +465,10 @@ describe("a YAML program's up interrupted with Ctrl-C", () => {
       expect(kept.map((r) => r.id)).toEqual([cluster.id]);
       expect(kept[0].initErrors?.join("\n")).toContain("cancelled");
 
+      // The long provisioning was for the cancel to land in: the next up finds the cluster with a
+      // few seconds of it left, not the rest.
+      const left = Date.parse(cluster.created_at) + provisionSeconds * 1000 - Date.now();
+      emu.skipAhead(Math.max(0, left - 3_000));
       const next = await project.up();
       expect(clusterSteps(next)).toEqual(["update"]);
       expect((await emu.clusters()).map((c) => [c.id, c.status])).toEqual([[cluster.id, "running"]]);
@@ -539,6 +544,8 @@ describe("a YAML program's customTimeouts for update and delete", () => {
       const afterScale = (await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER);
       expect(afterScale.map((r) => r.id)).toEqual([created.id]);
 
+      // The rest of the scale is no part of the check: skipped, not waited out.
+      emu.skipAhead(15_000);
       await emu.waitForCluster(created.id, (c) => c?.status === "running", 60_000);
       const destroy = await project.destroy([], { allowFailure: true });
       expect(destroy.code).not.toBe(0);
@@ -547,6 +554,7 @@ describe("a YAML program's customTimeouts for update and delete", () => {
       const afterDelete = (await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER);
       expect(afterDelete.map((r) => r.id)).toEqual([created.id]);
 
+      emu.skipAhead(15_000);
       await emu.waitForCluster(created.id, (c) => c === undefined, 60_000);
       expect((await project.destroy()).code).toBe(0);
       expect((await project.exportStack()).resources.filter((r) => r.type === NATIVE_CLUSTER)).toEqual([]);
