@@ -10,41 +10,35 @@ import { shownAsMessage } from "../shared/errors/shown-as-message";
 
 export * from "#native-sdk";
 
-type Sdk = typeof sdk;
-
-/** `sdk[name]`, its rejection marked. The generated module is loaded at the first call, as the SDK's index does. */
-function promised<K extends "getCluster" | "getClusters" | "getKubeconfig" | "getNode" | "getNodes">(name: K): Sdk[K] {
-  const call = (...args: unknown[]) =>
-    (sdk[name] as (...a: unknown[]) => Promise<unknown>)(...args).catch((e: unknown) => {
+/** The function `fn()` gives, its rejection marked. It is looked up at the first call, when the SDK's index loads its module. */
+function promised<A extends unknown[], R>(fn: () => (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) =>
+    fn()(...args).catch((e: unknown) => {
       throw shownAsMessage(e);
     });
-  return call as Sdk[K];
 }
 
 /**
- * `sdk[name]`, the failure of its Output marked. An Output offers no public way to observe its
- * failure; `promise()` is the one `@pulumi/pulumi` itself reads an Output's value by, in every copy
- * of the SDK. The same error object reaches the program runner through the Output's other chains,
- * after this handler (a microtask) has marked it.
+ * The function `fn()` gives, the failure of its Output marked. An Output offers no public way to
+ * observe its failure; `promise()` is the one `@pulumi/pulumi` itself reads an Output's value by, in
+ * every copy of the SDK. The same error object reaches the program runner through the Output's
+ * other chains, after this handler (a microtask) has marked it.
  */
-function output<K extends "getClusterOutput" | "getClustersOutput" | "getKubeconfigOutput" | "getNodeOutput" | "getNodesOutput">(
-  name: K,
-): Sdk[K] {
-  const call = (...args: unknown[]) => {
-    const out = (sdk[name] as (...a: unknown[]) => pulumi.Output<unknown>)(...args);
+function output<A extends unknown[], R>(fn: () => (...args: A) => pulumi.Output<R>): (...args: A) => pulumi.Output<R> {
+  return (...args) => {
+    const out = fn()(...args);
     (out as unknown as { promise?: () => Promise<unknown> }).promise?.().catch(shownAsMessage);
     return out;
   };
-  return call as Sdk[K];
 }
 
-export const getCluster = promised("getCluster");
-export const getClusterOutput = output("getClusterOutput");
-export const getClusters = promised("getClusters");
-export const getClustersOutput = output("getClustersOutput");
-export const getKubeconfig = promised("getKubeconfig");
-export const getKubeconfigOutput = output("getKubeconfigOutput");
-export const getNode = promised("getNode");
-export const getNodeOutput = output("getNodeOutput");
-export const getNodes = promised("getNodes");
-export const getNodesOutput = output("getNodesOutput");
+export const getCluster = promised(() => sdk.getCluster);
+export const getClusterOutput = output(() => sdk.getClusterOutput);
+export const getClusters = promised(() => sdk.getClusters);
+export const getClustersOutput = output(() => sdk.getClustersOutput);
+export const getKubeconfig = promised(() => sdk.getKubeconfig);
+export const getKubeconfigOutput = output(() => sdk.getKubeconfigOutput);
+export const getNode = promised(() => sdk.getNode);
+export const getNodeOutput = output(() => sdk.getNodeOutput);
+export const getNodes = promised(() => sdk.getNodes);
+export const getNodesOutput = output(() => sdk.getNodesOutput);
