@@ -5,10 +5,10 @@
  * a program, it is that one message, not an "unhandled exception" with Pulumi's and gRPC's frames.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import * as sdk from "#native-sdk";
+import * as sdk from "./sdk";
 import { shownAsMessage } from "../shared/errors/shown-as-message";
 
-export * from "#native-sdk";
+export * from "./sdk";
 
 /** The function `fn()` gives, its rejection marked. It is looked up at the first call, when the SDK's index loads its module. */
 function promised<A extends unknown[], R>(fn: () => (...args: A) => Promise<R>): (...args: A) => Promise<R> {
