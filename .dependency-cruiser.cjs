@@ -19,7 +19,7 @@
  *   state contract, CHANGELOG.md), are stubs the build writes (`scripts/gen-pinned-stubs.mjs`),
  *   with no source in `src/provider/`.
  * - surface (`src/index.ts`, `plugin-command.ts`, `resources/`, `functions/`, `kubernetes/`,
- *   `recover/`, `gitops/`, `emulator/`): what users import and run.
+ *   `recover/`, `gitops/`, `emulator/`, `native/`): what users import and run.
  *
  * A module may import its own layer and the layers below it, never one above.
  *
@@ -31,7 +31,7 @@
  * The provider imports the contract by package name too (`src/shared/` is the provider's own).
  */
 const HOSTS = "^src/hosts/";
-const SURFACE = "^src/(index[.]ts$|plugin-command[.]ts$|resources/|functions/|kubernetes/|recover/|gitops/|emulator/)";
+const SURFACE = "^src/(index[.]ts$|plugin-command[.]ts$|resources/|functions/|kubernetes/|recover/|gitops/|emulator/|native/)";
 
 module.exports = {
   forbidden: [

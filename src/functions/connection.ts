@@ -9,6 +9,7 @@ import { type Connection, dropEmpty, resolveConnection } from "../connection";
 import { type LookupCall, runLookup } from "../provider/lookups";
 import { connectionFromStackConfig, refusePlainStackToken } from "../connection/stack-config";
 import { processRuntime } from "../hosts/process";
+import { shownAsMessage } from "../shared/errors/shown-as-message";
 
 export { connectionFromStackConfig };
 
@@ -53,24 +54,4 @@ export async function callApi<T>(fn: string, connection: FunctionConnectionArgs 
   } catch (e) {
     throw shownAsMessage(e);
   }
-}
-
-/**
- * How `@pulumi/pulumi` tells a `RunError` (`RunError.isInstance`, which works across copies of the
- * SDK): its program runner prints such an error's message alone, without the stack.
- */
-const RUN_ERROR_MARK = "__pulumiRunError";
-
-/**
- * `e`, marked so that the Pulumi program runner prints its message alone if the program leaves it
- * uncaught. Its stack is emptied too: the runner still formats an uncaught error that has one with
- * `util.inspect`, for its trace, and that held a failing program for most of a minute (garbage
- * collection, in its CPU profile) before the message was shown; without a stack it takes the message.
- */
-function shownAsMessage(e: unknown): unknown {
-  if (e instanceof Error && (e as unknown as Record<string, unknown>)[RUN_ERROR_MARK] !== true) {
-    Object.defineProperty(e, RUN_ERROR_MARK, { value: true });
-    e.stack = "";
-  }
-  return e;
 }

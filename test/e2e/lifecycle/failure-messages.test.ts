@@ -235,3 +235,64 @@ describe.skipIf(lifecycleSkipped())("a failing function in a TypeScript program:
     STEP_TIMEOUT,
   );
 });
+
+describe.skipIf(lifecycleSkipped())("a failing function of pulumi-cms/native in a TypeScript program: one message, no stack frames", () => {
+  let emu: LifecycleEmulator;
+  let p: PulumiProject;
+  const GHOST = "cls_0000000000000099";
+  const UNKNOWN_TOKEN = "tok-native-lookup-nobody-issued-this";
+
+  beforeAll(async () => {
+    await findPulumi();
+    emu = await startLifecycleEmulator();
+    p = await createNodeNativeProject({
+      name: "cms-failure-native-lookup",
+      files: {},
+      program: "export {};\n",
+      config: emu.stackConfig(),
+      secretConfig: emu.secretConfig(),
+    });
+  }, STEP_TIMEOUT);
+  afterAll(() => teardown([p], emu), STEP_TIMEOUT);
+
+  /** Preview `program`: it fails with `message` once, and nothing of an uncaught exception or its frames. */
+  async function expectLookupFailure(program: string, message: RegExp) {
+    fs.writeFileSync(path.join(p.dir, "index.ts"), program);
+    const preview = await p.preview([], { allowFailure: true });
+    expect(preview.code, preview.output).not.toBe(0);
+    const s = shown(preview, message);
+    expect(s.inDiagnostics, preview.output).toBe(1);
+    expect(s.frames, preview.output).toEqual([]);
+    expect(preview.output).not.toMatch(/unhandled exception|<ref \*1>|Warning:|node_modules\//);
+    return preview;
+  }
+
+  it(
+    "getCluster of an id that does not exist, as an Output and awaited: the cause and what to check",
+    async () => {
+      const missing = new RegExp(
+        `invocation of cms:index:getCluster returned an error: .*cluster ${GHOST} does not exist or is not visible to the token in use.*check the id`,
+      );
+      for (const program of [
+        `import * as cms from "pulumi-cms/native";\nexport const status = cms.getClusterOutput({ id: "${GHOST}" }).status;\n`,
+        `import * as cms from "pulumi-cms/native";\nexport = async () => {\n  const c = await cms.getCluster({ id: "${GHOST}" });\n  return { status: c.status };\n};\n`,
+      ]) {
+        await expectLookupFailure(program, missing);
+      }
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "a token the service does not know: the fix, and never the token",
+    async () => {
+      const program = `import * as cms from "pulumi-cms/native";\nexport const count = cms.getClustersOutput({ connection: { token: "${UNKNOWN_TOKEN}" } }).clusters.length;\n`;
+      const preview = await expectLookupFailure(
+        program,
+        /invocation of cms:index:getClusters returned an error: .*401 unauthorized: The API token is invalid or expired\. Set the token with `pulumi config set --secret cms:token <token>`/,
+      );
+      expect(preview.output).not.toContain(UNKNOWN_TOKEN);
+    },
+    STEP_TIMEOUT,
+  );
+});

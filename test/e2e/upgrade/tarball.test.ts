@@ -64,10 +64,11 @@ describe("the package tarball", () => {
     "dist/plugin/pulumi-resource-cms.js",
     "dist/plugin/bundle.js",
     "dist/plugin/THIRD-PARTY-NOTICES.md",
-    // `pulumi-cms/native`, the generated Node.js SDK, and the version its getVersion() reads.
+    // `pulumi-cms/native`, the generated Node.js SDK it re-exports, and the version its getVersion() reads.
     "dist/native/index.js",
     "dist/native/index.d.ts",
-    "dist/native/package.json",
+    "dist/native/sdk/index.js",
+    "dist/native/sdk/package.json",
     // The state contract: the entry every stack's serialized provider loads.
     "dist/provider/cluster-provider.js",
   ])("holds %s", (file) => {
