@@ -5,9 +5,9 @@
 export { CmsClient, createClient, type CreateOptions } from "./client";
 export type { CallOptions } from "./budget";
 export { clusterPages, isLastPage, listPageCount, type ClusterLister } from "./pagination";
+export { normalizeEndpoint } from "./endpoint";
 export {
   DEFAULT_CLIENT_OPTIONS,
-  normalizeEndpoint,
   resolveClientOptions,
   type ClientOptions,
   type ResolvedClientOptions,

@@ -4,6 +4,7 @@ import type { RateLimiter } from "./limiter";
 import { type ClientRuntime, defaultClientRuntime } from "./runtime";
 import { DEFAULT_USER_AGENT } from "./version";
 import { InvalidArgumentError } from "../shared/errors/invalid-argument-error";
+import { normalizeEndpoint } from "./endpoint";
 
 /** What a retry looked like, for logging (`onRetry`). Never carries the token. */
 export interface RetryInfo {
@@ -122,32 +123,6 @@ export const DEFAULT_CLIENT_OPTIONS = {
   userAgent: DEFAULT_USER_AGENT,
   limiter: true,
 } as const;
-
-/**
- * Normalise an endpoint: trim, drop trailing slashes and a trailing `/v1` (the client adds it).
- * Throws on anything that is not an absolute http(s) URL.
- */
-export function normalizeEndpoint(endpoint: string): string {
-  const raw = (endpoint ?? "").trim();
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new InvalidArgumentError(`Invalid CMS endpoint ${JSON.stringify(raw)}: expected an absolute URL such as https://cms.example.com`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InvalidArgumentError(`Invalid CMS endpoint ${JSON.stringify(raw)}: only http and https are supported`);
-  }
-  if (url.username || url.password) {
-    // Credentials in the URL would travel as Basic auth and show up in every message.
-    throw new InvalidArgumentError("Invalid CMS endpoint: it must not contain credentials; pass the token separately");
-  }
-  url.search = "";
-  url.hash = "";
-  let path = url.pathname.replace(/\/+$/, "");
-  if (/\/v1$/i.test(path)) path = path.slice(0, -3).replace(/\/+$/, "");
-  return `${url.origin}${path}`;
-}
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;

@@ -8,7 +8,7 @@
  *
  * Pure apart from the default `env` argument. Messages never contain the token.
  */
-import { normalizeEndpoint } from "../client/options";
+import { normalizeEndpoint } from "../client/endpoint";
 import { CmsError } from "../shared/errors/cms-error";
 
 /** Explicit connection settings given to one resource or function call. */

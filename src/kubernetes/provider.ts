@@ -7,7 +7,7 @@
  * without it from compiling (unless they set `skipLibCheck`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { normalizeEndpoint } from "../client/options";
+import { normalizeEndpoint } from "../client/endpoint";
 import { ENV_ENDPOINT } from "../connection";
 import { connectionFromStackConfig } from "../connection/stack-config";
 import { type Cluster, explicitConnectionOf } from "../resources/cluster";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeEndpoint } from "../../src/client/options";
+import { normalizeEndpoint } from "../../src/client/endpoint";
 import { ConnectionError, resolveConnection } from "../../src/connection";
 
 const env = { CMS_ENDPOINT: "http://env:1", CMS_TOKEN: "env-token" };
