@@ -370,7 +370,8 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
         intervalMs: 5,
         what: "cms-recover's pulumi stack import",
       });
-      process.kill(-pid, "SIGKILL");
+      // The job's whole tree, found while it lives: its plugins are in process groups of their own,
+      // so a kill of its group first would leave them running, out of the tree's reach.
       killTree(pid);
       expect((await job).code).not.toBe(0);
       const again = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
@@ -402,7 +403,8 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
           },
           { timeoutMs: 120_000, intervalMs: 20, what: `${r.project}: ${what}` },
         );
-        process.kill(-pid, "SIGKILL");
+        // The job's whole tree, found while it lives: its plugins are in process groups of their own,
+        // so a kill of its group first would leave them running, out of the tree's reach.
         killTree(pid);
         const killed = await job;
         expect(killed.code, killed.output).not.toBe(0);
@@ -472,7 +474,8 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
         await eventually(() => waitingOn().includes(second) && !lockKeys(backend).some((k) => first.endsWith(k)), {
           what: "the first lock removed, the job's second DELETE waiting",
         });
-        process.kill(-pid, "SIGKILL");
+        // The job's whole tree, found while it lives: its plugins are in process groups of their own,
+        // so a kill of its group first would leave them running, out of the tree's reach.
         killTree(pid);
         expect((await job).code).not.toBe(0);
         // The server ends the killed job's statement as it would on finding its client gone.
