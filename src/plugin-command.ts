@@ -1,5 +1,5 @@
 /**
- * `pulumi-resource-cms`'s command line: what the plugin's bundle runs (`scripts/bundle-plugin.mjs`),
+ * `pulumi-resource-cms`'s command line: what the plugin's bundle runs (`scripts/bundle.mjs`),
  * both as the package's bin through Node.js and as the release's self-contained executable
  * (`scripts/release.mjs`), which is all a YAML or Go user has of the package: so the commands the
  * native face needs beside the plugin come with it, run by the same file.

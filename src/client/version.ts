@@ -3,9 +3,9 @@ import { join } from "node:path";
 import * as sea from "node:sea";
 
 /**
- * This package's package.json: read at run time beside the code (`src/client`, `dist/client` and
- * `dist/plugin`, the bundled native plugin, which carries this module, are all two levels below
- * the package root; importing the JSON would pull it outside `rootDir`), or, in the release's
+ * This package's package.json: read at run time beside the code (`src/client`, `dist/client`,
+ * `dist/plugin` and `dist/provider`, where the bundles that carry this module are, are all two
+ * levels below the package root; importing the JSON would pull it outside `rootDir`), or, in the release's
  * self-contained plugin executable (Node's single-executable application, `scripts/release.mjs`),
  * from the copy embedded in it as an asset, since nothing lies beside that executable.
  */

@@ -1,7 +1,7 @@
 /**
  * Node's module compile cache in the processes the engine starts for every command: the
  * dynamic-provider host (`dynamic/compile-cache.ts` turns it on there) and the native plugin (its
- * bin turns it on before it loads the bundle: `scripts/bundle-plugin.mjs`). Most of the time such a
+ * bin turns it on before it loads the bundle: `scripts/bundle.mjs`). Most of the time such a
  * process spends loading the provider and its HTTP client is compiling the same code again.
  */
 import * as nodeModule from "node:module";

@@ -47,7 +47,7 @@ export interface PulumiGrpc {
 /**
  * Where each module of the engine's protocol comes from, as @pulumi/pulumi's stubs
  * (`@pulumi/pulumi/proto/`) require it: relative names are stubs beside them. The bundled plugin
- * (`scripts/bundle-plugin.mjs`) bundles the same modules, resolved from the same place.
+ * (`scripts/bundle.mjs`) bundles the same modules, resolved from the same place.
  * @internal
  */
 export const PULUMI_GRPC_MODULES: Readonly<Record<keyof PulumiGrpc, string>> = Object.freeze({

@@ -5,7 +5,7 @@
  *
  * The package ships this module bundled with everything it loads into one file,
  * `dist/plugin/bundle.js`, which the bin `dist/plugin/pulumi-resource-cms.js` loads
- * (`scripts/bundle-plugin.mjs`), behind the executable's command line (`plugin-command.ts`);
+ * (`scripts/bundle.mjs`), behind the executable's command line (`plugin-command.ts`);
  * `node dist/hosts/native/main.js` runs the same plugin unbundled.
  */
 import { safeMessage } from "../../connection";
