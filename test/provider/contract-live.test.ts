@@ -137,6 +137,33 @@ describe("a kubeconfig answer that is no kubeconfig", () => {
   });
 });
 
+describe("a refresh's kubeconfig", () => {
+  const page = "<!doctype html>\n<html><body>Please sign in</body></html>\n";
+
+  /** A cluster created with a good kubeconfig, whose kubeconfig answers are `page` from then on. */
+  async function createdThenPage() {
+    let broken = false;
+    const { svc } = await serve((kind) => (broken && kind === "kubeconfig" ? { status: 200, body: page } : undefined), 0);
+    const { id, outs } = await clusterProvider.create(inputs({ name: "web" }));
+    broken = true;
+    return { svc, id, outs };
+  }
+
+  it("is checked when it differs from the stack's: a page in its place fails the refresh, and is recorded nowhere", async () => {
+    const { svc, id, outs } = await createdThenPage();
+    const error = await rejection(clusterProvider.read(id, outs));
+    expect(error.message).toContain(`CMS API GET /v1/clusters/${svc.id}/kubeconfig answered 200 with a body that is not a kubeconfig`);
+    expect(JSON.stringify(error)).not.toContain("sign in");
+  });
+
+  it("the same as the stack's is kept as it is, without reading it again (whatever it holds: the stack has it already)", async () => {
+    const { svc, id, outs } = await createdThenPage();
+    const result = await clusterProvider.read(id, { ...outs, kubeconfig: page });
+    expect(result.props?.kubeconfig).toBe(page);
+    expect(svc.requests.filter((r) => r.includes("/kubeconfig"))).toHaveLength(2);
+  });
+});
+
 describe("every wait within the operation's time, polls included", () => {
   it("5'. every answer says the window is spent until 50 minutes from now: the create with a 1-minute timeout ends at the minute, naming the hold", async () => {
     const { svc, clock } = await serve((_kind, good) => ({ ...good, headers: farReset() }), Number.POSITIVE_INFINITY);

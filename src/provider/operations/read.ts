@@ -61,7 +61,7 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
       }
       return {};
     }
-    fresh = await client.getKubeconfig(id);
+    fresh = await client.getKubeconfig(id, { known: props.kubeconfig });
   } catch (e) {
     if (getting) {
       if (isNotFound(e) || statusOf(e) === 403) {
