@@ -18,7 +18,7 @@ const NEEDS_KUBERNETES = [
   "test/e2e/native/yaml-kubernetes-live.test.ts",
   // Its YAML auto-install run's kubectl check needs the control plane.
   "test/e2e/native/release-install-live.test.ts",
-  "packages/emulator/test/kubernetes-*.test.ts",
+  "packages/emulator/test/kubernetes/**/*.test.ts",
 ];
 const ALL = ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"];
 

@@ -6,9 +6,9 @@
  * `@pulumi/pulumi`'s dynamic-provider host prints a failed check, diff, read or delete on its
  * stderr besides answering it, with the stack (see src/hosts/dynamic/host-echo.ts).
  *
- * And a function (lookup) that fails in a TypeScript program made as a user makes one, with the
- * package installed from its tarball: one message under the stack, not an unhandled exception with
- * the package's stack frames or Node's warnings.
+ * And a function (lookup) of `pulumi-cms` or of `pulumi-cms/native` that fails in a TypeScript
+ * program made as a user makes one, with the package installed from its tarball: one message under
+ * the stack, not an unhandled exception with the package's stack frames or Node's warnings.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -172,127 +172,90 @@ Module._load = function (request, parent, ...rest) {
   );
 });
 
-describe.skipIf(lifecycleSkipped())("a failing function in a TypeScript program: one message, no stack frames, no warnings", () => {
-  let emu: LifecycleEmulator;
-  let p: PulumiProject;
-  const GHOST = "cls_0123456789abcdef";
-  const UNKNOWN_TOKEN = "tok-lookup-nobody-issued-this";
+const GHOST = "cls_0123456789abcdef";
+const UNKNOWN_TOKEN = "tok-lookup-nobody-issued-this";
 
-  beforeAll(async () => {
-    await findPulumi();
-    emu = await startLifecycleEmulator();
-    p = await createNodeNativeProject({
-      name: "cms-failure-lookup",
-      files: {},
-      program: "export {};\n",
-      config: emu.stackConfig(),
-      secretConfig: emu.secretConfig(),
-    });
-  }, STEP_TIMEOUT);
-  afterAll(() => teardown([p], emu), STEP_TIMEOUT);
+/**
+ * The package's two faces of a function: `pulumi-cms` runs it in the program; `pulumi-cms/native`
+ * asks the plugin, whose error the engine words as `invocation of cms:index:<function> returned an
+ * error: ...`. Both owe the same: the cause and the fix once, nothing of an uncaught exception.
+ */
+const FUNCTION_FACES = [
+  {
+    module: "pulumi-cms",
+    project: "cms-failure-lookup",
+    missing: new RegExp(
+      `getCluster: cluster ${GHOST} does not exist or is not visible to the token in use \\(GET answered 404 not_found\\): check the id, and that the token's scope covers it`,
+    ),
+    unauthorized:
+      /getClusters: CMS API GET \/v1\/clusters failed with 401 unauthorized: The API token is invalid or expired\. Set the token with `pulumi config set --secret cms:token <token>`/,
+  },
+  {
+    module: "pulumi-cms/native",
+    project: "cms-failure-native-lookup",
+    missing: new RegExp(
+      `invocation of cms:index:getCluster returned an error: .*cluster ${GHOST} does not exist or is not visible to the token in use.*check the id`,
+    ),
+    unauthorized:
+      /invocation of cms:index:getClusters returned an error: .*401 unauthorized: The API token is invalid or expired\. Set the token with `pulumi config set --secret cms:token <token>`/,
+  },
+];
 
-  /** Preview `program`: it fails with `message` once under the stack, and nothing of an uncaught exception. */
-  async function expectLookupFailure(program: string, message: RegExp) {
-    fs.writeFileSync(path.join(p.dir, "index.ts"), program);
-    const preview = await p.preview([], { allowFailure: true });
-    expect(preview.code, preview.output).not.toBe(0);
-    const s = shown(preview, message);
-    expect(s.inDiagnostics, preview.output).toBe(1);
-    expect(s.frames, preview.output).toEqual([]);
-    expect(preview.output).not.toMatch(/unhandled exception|PromiseRejectionHandledWarning|Warning:|node_modules\/pulumi-cms/);
-    return preview;
-  }
+describe.skipIf(lifecycleSkipped()).each(FUNCTION_FACES)(
+  "a failing function of $module in a TypeScript program: one message, no stack frames, no warnings",
+  (face) => {
+    let emu: LifecycleEmulator;
+    let p: PulumiProject;
 
-  it(
-    "getCluster of an id that does not exist, as an Output and awaited: the id said once, with what to check",
-    async () => {
-      const missing = new RegExp(
-        `getCluster: cluster ${GHOST} does not exist or is not visible to the token in use \\(GET answered 404 not_found\\): check the id, and that the token's scope covers it`,
-      );
-      for (const program of [
-        `import * as cms from "pulumi-cms";\nexport const status = cms.getClusterOutput({ id: "${GHOST}" }).status;\n`,
-        `import * as cms from "pulumi-cms";\nexport = async () => {\n  const c = await cms.getCluster({ id: "${GHOST}" });\n  return { status: c.status };\n};\n`,
-      ]) {
-        const preview = await expectLookupFailure(program, missing);
-        const line = preview.output.split("\n").find((l) => missing.test(l)) ?? "";
-        expect(line.split(GHOST).length - 1, line).toBe(1);
-        expect(line).not.toMatch(/not found/);
-      }
-    },
-    STEP_TIMEOUT,
-  );
+    beforeAll(async () => {
+      await findPulumi();
+      emu = await startLifecycleEmulator();
+      p = await createNodeNativeProject({
+        name: face.project,
+        files: {},
+        program: "export {};\n",
+        config: emu.stackConfig(),
+        secretConfig: emu.secretConfig(),
+      });
+    }, STEP_TIMEOUT);
+    afterAll(() => teardown([p], emu), STEP_TIMEOUT);
 
-  it(
-    "a token the service does not know: said once, with the fix, and never the token",
-    async () => {
-      const program = `import * as cms from "pulumi-cms";\nexport const count = cms.getClustersOutput({ connection: { token: "${UNKNOWN_TOKEN}" } }).clusters.length;\n`;
-      const preview = await expectLookupFailure(
-        program,
-        /getClusters: CMS API GET \/v1\/clusters failed with 401 unauthorized: The API token is invalid or expired\. Set the token with `pulumi config set --secret cms:token <token>`/,
-      );
-      expect(preview.output).not.toContain(UNKNOWN_TOKEN);
-    },
-    STEP_TIMEOUT,
-  );
-});
+    /** Preview `program`: it fails with `message` once, and nothing of an uncaught exception, its frames or Node's warnings. */
+    async function expectLookupFailure(program: string, message: RegExp) {
+      fs.writeFileSync(path.join(p.dir, "index.ts"), program);
+      const preview = await p.preview([], { allowFailure: true });
+      expect(preview.code, preview.output).not.toBe(0);
+      const s = shown(preview, message);
+      expect(s.inDiagnostics, preview.output).toBe(1);
+      expect(s.frames, preview.output).toEqual([]);
+      expect(preview.output).not.toMatch(/unhandled exception|PromiseRejectionHandledWarning|<ref \*1>|Warning:|node_modules\//);
+      return preview;
+    }
 
-describe.skipIf(lifecycleSkipped())("a failing function of pulumi-cms/native in a TypeScript program: one message, no stack frames", () => {
-  let emu: LifecycleEmulator;
-  let p: PulumiProject;
-  const GHOST = "cls_0000000000000099";
-  const UNKNOWN_TOKEN = "tok-native-lookup-nobody-issued-this";
+    it(
+      "getCluster of an id that does not exist, as an Output and awaited: the id said once, with what to check",
+      async () => {
+        for (const program of [
+          `import * as cms from "${face.module}";\nexport const status = cms.getClusterOutput({ id: "${GHOST}" }).status;\n`,
+          `import * as cms from "${face.module}";\nexport = async () => {\n  const c = await cms.getCluster({ id: "${GHOST}" });\n  return { status: c.status };\n};\n`,
+        ]) {
+          const preview = await expectLookupFailure(program, face.missing);
+          const line = preview.output.split("\n").find((l) => face.missing.test(l)) ?? "";
+          expect(line.split(GHOST).length - 1, line).toBe(1);
+          expect(line).not.toMatch(/not found/);
+        }
+      },
+      STEP_TIMEOUT,
+    );
 
-  beforeAll(async () => {
-    await findPulumi();
-    emu = await startLifecycleEmulator();
-    p = await createNodeNativeProject({
-      name: "cms-failure-native-lookup",
-      files: {},
-      program: "export {};\n",
-      config: emu.stackConfig(),
-      secretConfig: emu.secretConfig(),
-    });
-  }, STEP_TIMEOUT);
-  afterAll(() => teardown([p], emu), STEP_TIMEOUT);
-
-  /** Preview `program`: it fails with `message` once, and nothing of an uncaught exception or its frames. */
-  async function expectLookupFailure(program: string, message: RegExp) {
-    fs.writeFileSync(path.join(p.dir, "index.ts"), program);
-    const preview = await p.preview([], { allowFailure: true });
-    expect(preview.code, preview.output).not.toBe(0);
-    const s = shown(preview, message);
-    expect(s.inDiagnostics, preview.output).toBe(1);
-    expect(s.frames, preview.output).toEqual([]);
-    expect(preview.output).not.toMatch(/unhandled exception|<ref \*1>|Warning:|node_modules\//);
-    return preview;
-  }
-
-  it(
-    "getCluster of an id that does not exist, as an Output and awaited: the cause and what to check",
-    async () => {
-      const missing = new RegExp(
-        `invocation of cms:index:getCluster returned an error: .*cluster ${GHOST} does not exist or is not visible to the token in use.*check the id`,
-      );
-      for (const program of [
-        `import * as cms from "pulumi-cms/native";\nexport const status = cms.getClusterOutput({ id: "${GHOST}" }).status;\n`,
-        `import * as cms from "pulumi-cms/native";\nexport = async () => {\n  const c = await cms.getCluster({ id: "${GHOST}" });\n  return { status: c.status };\n};\n`,
-      ]) {
-        await expectLookupFailure(program, missing);
-      }
-    },
-    STEP_TIMEOUT,
-  );
-
-  it(
-    "a token the service does not know: the fix, and never the token",
-    async () => {
-      const program = `import * as cms from "pulumi-cms/native";\nexport const count = cms.getClustersOutput({ connection: { token: "${UNKNOWN_TOKEN}" } }).clusters.length;\n`;
-      const preview = await expectLookupFailure(
-        program,
-        /invocation of cms:index:getClusters returned an error: .*401 unauthorized: The API token is invalid or expired\. Set the token with `pulumi config set --secret cms:token <token>`/,
-      );
-      expect(preview.output).not.toContain(UNKNOWN_TOKEN);
-    },
-    STEP_TIMEOUT,
-  );
-});
+    it(
+      "a token the service does not know: said once, with the fix, and never the token",
+      async () => {
+        const program = `import * as cms from "${face.module}";\nexport const count = cms.getClustersOutput({ connection: { token: "${UNKNOWN_TOKEN}" } }).clusters.length;\n`;
+        const preview = await expectLookupFailure(program, face.unauthorized);
+        expect(preview.output).not.toContain(UNKNOWN_TOKEN);
+      },
+      STEP_TIMEOUT,
+    );
+  },
+);

@@ -8,7 +8,7 @@
  * file holds the same timestamps.
  *
  * The transitions take the time and the duration as arguments and do no I/O: given a record, they
- * are checked without a server (test/lifecycle.test.ts). The records they move are records.ts's;
+ * are checked without a server (test/model/lifecycle.test.ts). The records they move are records.ts's;
  * what the API answers, http/wire-view.ts's.
  */
 import { CLUSTER_FIELDS, type NodeRole, type NodeSize, type UpdateClusterRequest, wireNames } from "@pulumi-cms/contract";

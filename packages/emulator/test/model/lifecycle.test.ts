@@ -3,9 +3,16 @@
  * (The same statuses as the API answers them: lifecycle-live.test.ts.)
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_KUBERNETES_VERSION, provisionCluster, scaleCluster, settle, startDeletion, upgradeCluster } from "../src/model/lifecycle";
-import { type ClusterRecord, type CreateInput, touch } from "../src/model/records";
-import { clusterJson, toApiCluster, toApiNode, toSummary } from "../src/http/wire-view";
+import {
+  DEFAULT_KUBERNETES_VERSION,
+  provisionCluster,
+  scaleCluster,
+  settle,
+  startDeletion,
+  upgradeCluster,
+} from "../../src/model/lifecycle";
+import { type ClusterRecord, type CreateInput, touch } from "../../src/model/records";
+import { clusterJson, toApiCluster, toApiNode, toSummary } from "../../src/http/wire-view";
 
 const T0 = Date.UTC(2025, 2, 1);
 const input = (over: Partial<CreateInput> = {}): CreateInput => ({

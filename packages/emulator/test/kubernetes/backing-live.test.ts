@@ -12,11 +12,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../src";
-import { appManifest, kubectl, kubernetesUnavailable } from "./support/kubernetes";
-import { alive, descendants } from "./support/process-tree.mjs";
-import { CLI } from "./support/cli";
-import { Api, clusterBody, start, until } from "./support/emulator";
+import type { RunningEmulator } from "../../src";
+import { appManifest, kubectl, kubernetesUnavailable } from "../support/kubernetes";
+import { alive, descendants } from "../support/process-tree.mjs";
+import { CLI } from "../support/cli";
+import { Api, clusterBody, start, until } from "../support/emulator";
 
 const SLOW = 120_000;
 const skip = kubernetesUnavailable();

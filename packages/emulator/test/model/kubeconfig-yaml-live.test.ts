@@ -8,9 +8,9 @@ import { kubeconfigSchema } from "@pulumi-cms/contract";
 import Ajv from "ajv";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../src";
-import { start } from "./support/emulator";
-import { kubectl } from "./support/kubernetes";
+import type { RunningEmulator } from "../../src";
+import { start } from "../support/emulator";
+import { kubectl } from "../support/kubernetes";
 
 const NAMES = ["yes", "No", "ON", "off", "y", "n", "Y", "true", "null", "0b101", "0o17", "0x1F", "012", "1e3", "1-2"];
 

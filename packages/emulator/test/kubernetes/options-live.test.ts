@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startEmulator } from "../src";
-import { parseCli } from "../src/cli";
-import { findKubernetesBinaries } from "../src/kubernetes/binaries";
+import { startEmulator } from "../../src";
+import { parseCli } from "../../src/cli";
+import { findKubernetesBinaries } from "../../src/kubernetes/binaries";
 
 const empty = mkdtempSync(join(tmpdir(), "cms-no-binaries-"));
 afterAll(() => rmSync(empty, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 /** Bad input of every kind gets a clear {error, message}, changes nothing, and the server keeps serving. */
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "./support/emulator";
+import { ManualClock, type RunningEmulator } from "../../src";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;

@@ -3,17 +3,17 @@
  * route it matched however the path is spelled, bounds how long and how many connections a
  * client holds, answers every error in the service's `{error, message}` format, and keeps every
  * acknowledged write across SIGKILL with `--state`. (Kubeconfigs that every YAML reader loads:
- * kubeconfig-yaml-live.test.ts.)
+ * model/kubeconfig-yaml-live.test.ts.)
  */
 import { mkdtempSync, readdirSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../src";
-import { toPrincipal } from "../src/http/auth";
-import { ensureCliBuilt, kill9, listeningUrl, runCli } from "./support/cli";
-import { Api, clusterBody, until } from "./support/emulator";
+import { startEmulator, type RunningEmulator } from "../../src";
+import { toPrincipal } from "../../src/http/auth";
+import { ensureCliBuilt, kill9, listeningUrl, runCli } from "../support/cli";
+import { Api, clusterBody, until } from "../support/emulator";
 
 /** What came back on a raw connection: status line, headers, body, and whether the server closed it. */
 interface RawAnswer {

@@ -1,7 +1,7 @@
 /** 400 validation_failed naming the field and the rule, and no state change. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "./support/emulator";
+import { ManualClock, type RunningEmulator } from "../../src";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;

@@ -4,10 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { controlClient } from "../src";
-import { CLI, ensureCliBuilt, runCli as run, waitForLines } from "./support/cli";
-import { Api, clusterBody, stillAnswering } from "./support/emulator";
-import { eventually } from "./support/eventually.mjs";
+import { controlClient } from "../../src";
+import { CLI, ensureCliBuilt, runCli as run, waitForLines } from "../support/cli";
+import { Api, clusterBody, stillAnswering } from "../support/emulator";
+import { eventually } from "../support/eventually.mjs";
 
 beforeAll(ensureCliBuilt, 120_000);
 

@@ -2,10 +2,10 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ManualClock } from "../src";
-import type { RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "./support/emulator";
-import { kubectl } from "./support/kubernetes";
+import { ManualClock } from "../../src";
+import type { RunningEmulator } from "../../src";
+import { type Api, clusterBody, start } from "../support/emulator";
+import { kubectl } from "../support/kubernetes";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

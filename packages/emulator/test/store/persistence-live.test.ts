@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ManualClock, startEmulator } from "../src";
-import { Api, clusterBody, start } from "./support/emulator";
+import { ManualClock, startEmulator } from "../../src";
+import { Api, clusterBody, start } from "../support/emulator";
 
 const T0 = Date.UTC(2025, 3, 1);
 

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../src";
-import { appManifest, kubectl, kubernetesUnavailable } from "./support/kubernetes";
-import { Api, FAST_TIMINGS, clusterBody, start, until } from "./support/emulator";
+import { type RunningEmulator, startEmulator } from "../../src";
+import { appManifest, kubectl, kubernetesUnavailable } from "../support/kubernetes";
+import { Api, FAST_TIMINGS, clusterBody, start, until } from "../support/emulator";
 
 const SLOW = 120_000;
 const skip = kubernetesUnavailable();

@@ -3,10 +3,10 @@
  * HTTP. The emulator runs on a ManualClock, so expiry is stepped to, not waited for.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../src";
-import { parseDuration } from "../src/http/auth";
-import { ensureCliBuilt, runCli } from "./support/cli";
-import { Api, clusterBody, start } from "./support/emulator";
+import { ManualClock, type RunningEmulator } from "../../src";
+import { parseDuration } from "../../src/http/auth";
+import { ensureCliBuilt, runCli } from "../support/cli";
+import { Api, clusterBody, start } from "../support/emulator";
 
 const DAY = 86_400_000;
 

@@ -1,7 +1,7 @@
 /** Statuses derived from time — staggered nodes, scaling, deleting, failures, upgrades. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start, until } from "./support/emulator";
+import { ManualClock, type RunningEmulator } from "../../src";
+import { type Api, clusterBody, start, until } from "../support/emulator";
 
 const clock = new ManualClock(Date.UTC(2025, 2, 1));
 let emu: RunningEmulator;

@@ -1,7 +1,7 @@
 /** Tokens — permissions × scopes, expiry, 401/403 bodies, control-API guard. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator, type TokenSpec } from "../src";
-import { type Api, clusterBody, start } from "./support/emulator";
+import { ManualClock, type RunningEmulator, type TokenSpec } from "../../src";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 const clock = new ManualClock(Date.UTC(2025, 5, 1));
 let emu: RunningEmulator;

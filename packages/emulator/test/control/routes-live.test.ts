@@ -1,8 +1,8 @@
 /** The control API, every route through HTTP (controlClient), and faults. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { controlClient, ControlError, ManualClock, type EmulatorControl, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "./support/emulator";
+import { controlClient, ControlError, ManualClock, type EmulatorControl, type RunningEmulator } from "../../src";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 const clock = new ManualClock();
 let emu: RunningEmulator;

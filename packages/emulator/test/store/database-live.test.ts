@@ -9,14 +9,14 @@ import { appendFileSync, closeSync, cpSync, mkdtempSync, openSync, readdirSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator } from "../src";
-import { provisionCluster } from "../src/model/lifecycle";
-import type { ClusterRecord } from "../src/model/records";
-import { StateStore } from "../src/store/database";
-import { ensureCliBuilt, kill9, listeningUrl, runCli, type StartedCli } from "./support/cli";
-import { Api, clusterBody } from "./support/emulator";
-import { rejection } from "./support/rejection";
-import { sqlite } from "./support/sqlite";
+import { startEmulator } from "../../src";
+import { provisionCluster } from "../../src/model/lifecycle";
+import type { ClusterRecord } from "../../src/model/records";
+import { StateStore } from "../../src/store/database";
+import { ensureCliBuilt, kill9, listeningUrl, runCli, type StartedCli } from "../support/cli";
+import { Api, clusterBody } from "../support/emulator";
+import { rejection } from "../support/rejection";
+import { sqlite } from "../support/sqlite";
 
 const TOKEN = "state-store-token-0123";
 const LEGACY = join(__dirname, "legacy-state");

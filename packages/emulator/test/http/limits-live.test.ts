@@ -1,7 +1,7 @@
 /** Per-token, per-plan rate limits in fixed 60 s windows. */
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock, type RunningEmulator } from "../src";
-import { type Api, clusterBody, start } from "./support/emulator";
+import { ManualClock, type RunningEmulator } from "../../src";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 let emu: RunningEmulator | undefined;
 afterEach(async () => {

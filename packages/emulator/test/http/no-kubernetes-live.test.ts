@@ -7,9 +7,9 @@ import { execFileSync } from "node:child_process";
 import { request } from "node:http";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningEmulator } from "../src";
-import { kubectl } from "./support/kubernetes";
-import { type Api, clusterBody, start } from "./support/emulator";
+import type { RunningEmulator } from "../../src";
+import { kubectl } from "../support/kubernetes";
+import { type Api, clusterBody, start } from "../support/emulator";
 
 /** Why kubectl cannot run here, or undefined when it can (always in CI, where its absence fails). */
 function kubectlUnavailable(): string | undefined {
