@@ -150,18 +150,20 @@ describe.skipIf(lifecycleSkipped())("failures are shown once, without stack fram
       const p = await project("cms-failure-diff");
       await p.up();
       // Nothing the service answers makes diff fail (it compares the state with the program), so
-      // the host process is made to load a diff that throws, through Node's own preload hook.
+      // the host process is made to compile a comparison that throws into the provider's bundle,
+      // through Node's own preload hook (it fails the host, and so the test, if it finds none).
       const inject = path.join(work, "failing-diff.cjs");
       fs.writeFileSync(
         inject,
         `const Module = require("node:module");
-const load = Module._load;
-Module._load = function (request, parent, ...rest) {
-  const loaded = load.call(this, request, parent, ...rest);
-  if (request === "../properties/diff" && parent && /operations[\\\\/]diff\\.js$/.test(parent.filename)) {
-    loaded.diffCluster = () => { throw new Error("comparing failed on purpose: run pulumi up again"); };
+const compile = Module.prototype._compile;
+const COMPARISON = /function diffCluster\\([^)]*\\) \\{/;
+Module.prototype._compile = function (content, filename, ...rest) {
+  if (filename.endsWith("cluster-provider.bundle.js")) {
+    if (!COMPARISON.test(content)) throw new Error("failing-diff.cjs: no diffCluster in " + filename);
+    content = content.replace(COMPARISON, (m) => m + ' throw new Error("comparing failed on purpose: run pulumi up again");');
   }
-  return loaded;
+  return compile.call(this, content, filename, ...rest);
 };
 `,
       );
