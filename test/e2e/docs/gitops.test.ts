@@ -10,7 +10,7 @@
  * runner whose clock is 10 minutes ahead (a shifted JavaScript clock, test/support/skewed-clock.cjs:
  * the lock's age is the backend's to tell); after a job killed while creating, the merge removes
  * its lock, records the cluster and deploys; two merges started at the same moment never both
- * run, and the one that loses says so (exit 4). All of it twice: on a `file://` backend, and on a
+ * run, and the one that loses says so (exit 3 or 4). All of it twice: on a `file://` backend, and on a
  * `postgres://` one (a throwaway PostgreSQL server, `scripts/postgres`), whose locks the merge
  * job (`cms-gitops merge`) reads with `psql`.
  */
