@@ -181,14 +181,16 @@ export function mergeUp(runner, { extraEnv = {}, onSpawn, timeoutMs = 10 * 60_00
 }
 
 /**
- * The ids of the clusters the runner's stack records, and its pending operations.
+ * The ids of the clusters the runner's stack records, and its pending operations. Asynchronous,
+ * so that the checks of several runners' stacks run at once.
  *
  * @param {Runner} runner
- * @returns {{ ids: string[], pending: unknown[] }}
+ * @returns {Promise<{ ids: string[], pending: unknown[] }>}
  */
-export function stackClusters(runner) {
-  const text = execFileSync("pulumi", ["stack", "export", "--stack", "prod"], { cwd: runner.repo, env: runner.env, encoding: "utf8" });
-  const deployment = JSON.parse(text).deployment;
+export async function stackClusters(runner) {
+  const exported = await execFile("pulumi", ["stack", "export", "--stack", "prod"], { cwd: runner.repo, env: runner.env });
+  if (exported.code !== 0) throw new Error(`pulumi stack export failed (exit ${exported.code}) in ${runner.repo}:\n${exported.output}`);
+  const deployment = JSON.parse(exported.stdout).deployment;
   /** @type {{ type: string, outputs?: { id?: string }, id?: string }[]} */
   const resources = deployment.resources ?? [];
   const ids = resources.filter((r) => r.type === "pulumi-nodejs:dynamic/cms:Cluster").map((r) => r.id ?? r.outputs?.id ?? "");

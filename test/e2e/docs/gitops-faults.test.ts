@@ -10,12 +10,22 @@
  *
  * Faults: the service answering 503, then resetting connections, for a while; the token revoked,
  * and its `write` permission removed, then restored; the database killed (kill -9 of the
- * postmaster) until the creates are done, and killed for longer than the CLI waits for it;
- * `cms-gitops merge` killed (SIGKILL of its process group) while its `cms-recover` imports the
- * stack; a restore from `pg_dump` that loses the record of auto-named clusters, and one that loses
- * named clusters' (the job stops, exit 2, naming `cms-recover --adopt ID`, which a person runs).
- * Each fault's runs and time are printed (`fault matrix:` lines) for docs/gitops.md's table, and
- * written to FAULT_REPORT for bench/faults.mjs (which runs this file on 8 runners).
+ * postmaster) until the creates are done, killed for longer than the CLI waits for it, and still
+ * down when the next jobs start; `cms-gitops merge` killed (SIGKILL of its process tree) while its
+ * `cms-recover` imports the stack, and half-way through its lock clean-up; the jobs killed during a
+ * scale in place, and the next ones during the destroy of a cluster the commit removed; a restore
+ * from `pg_dump` that loses the record of an auto-named and a named cluster (the job stops, exit 2,
+ * naming `cms-recover --adopt ID`, which a person runs). Each fault's runs and time are printed
+ * (`fault matrix:` lines) for docs/gitops.md's table, and written to FAULT_REPORT for
+ * bench/faults.mjs (which runs this file on 8 runners).
+ *
+ * CI runs every row in one file's time by sharing what the rows can share: faults that hit
+ * different moments of one round share its commit (the database still down when the next jobs
+ * start, after the jobs it outlasted; the destroy killed in the jobs after those killed during the
+ * scale), faults on different stacks run in the same round (a recovery killed on one runner, a
+ * lock clean-up on another), and what the service does after a fault has landed is not waited out
+ * (`skipAhead`). The one row CI leaves out, the restore that loses only auto-named clusters' record
+ * (`FAULT_MATRIX=full`, which bench/faults.mjs sets), is the auto-named half of the restore CI runs.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -41,13 +51,14 @@ const STEP_TIMEOUT = 10 * 60_000;
 const RUNNERS = Number(process.env.FAULT_RUNNERS ?? 3);
 const TOKEN = "tok-faults";
 /**
- * Every round, as bench/faults.mjs runs the file (`FAULT_MATRIX=full`). CI's time is short: it
- * leaves out the rounds marked `FULL` below (the database down at the jobs' start, the lock
- * clean-up killed half-way, jobs killed during a scale and during a destroy, and the restore of
- * auto-named clusters alone, which the restore of an auto-named and a named one covers too).
+ * The restore of auto-named clusters alone too, as bench/faults.mjs runs the file
+ * (`FAULT_MATRIX=full`); in CI the restore of an auto-named and a named cluster covers it.
  */
 const FULL = process.env.FAULT_MATRIX === "full";
-/** Slow enough that a fault lands between a create's POST and its checkpoint. */
+/**
+ * Slow enough that a fault lands between a create's POST and its checkpoint (and a kill during a
+ * scale or a destroy); once it has landed, the rest is skipped (`emu.skipAhead`).
+ */
 const PROVISION_SECONDS = 6;
 
 describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on one PostgreSQL backend and one token", () => {
@@ -110,8 +121,10 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   /**
    * One round with a fault: every runner's job deploys the next commit, and `inject` runs once
    * `accepted` holds (by default: every runner's new cluster accepted by the service, none
-   * recorded yet). `repair` undoes the fault (what a person does: a token given back), `first`
-   * checks each job's first run; then the recipe's re-runs until every job deploys, and the service is checked.
+   * recorded yet); then what the service still has to do is skipped. `again`, if given, runs the
+   * jobs once more while the fault lasts, checks and returns those runs; `repair` undoes the fault
+   * (what a person does: a token given back). `first` checks each job's first run; then the
+   * recipe's re-runs until every job deploys, and the service is checked.
    */
   async function roundWithFault(
     fault: string,
@@ -119,12 +132,14 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       inject,
       accepted = async () => (await emu.clusters()).length >= runners.length * declared,
       first = () => undefined,
+      again: runAgain,
       repair = async () => undefined,
       why = /$^/,
     }: {
       inject: () => Promise<void>;
       accepted?: () => Promise<boolean>;
       first?: (run: JobResult) => void;
+      again?: (commit: NodeJS.ProcessEnv) => Promise<JobResult[]>;
       repair?: () => Promise<void>;
       why?: RegExp;
     },
@@ -137,13 +152,20 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       const jobs = Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
       await eventually(accepted, { timeoutMs: 180_000, what: "the creates accepted by the service" });
       await inject();
+      emu.skipAhead(PROVISION_SECONDS * 1000);
       round = await jobs;
     } finally {
       await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
     }
-    await repair();
+    let again: JobResult[] | undefined;
+    try {
+      again = await runAgain?.(commit);
+    } finally {
+      await repair();
+    }
     for (const run of round) first(run);
-    const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, why)));
+    const latest = again ?? round;
+    const runs = await Promise.all(latest.map((run, i) => rerunUntilDeployed(runners[i], run, commit, why, again ? 2 : 1)));
     await expectConverged(fault, runs, since);
   }
 
@@ -160,19 +182,26 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
     if (run.code === 3) expect(last).toMatch(/nothing was changed\. Run the job again later/);
   }
 
+  /** A failed run the pipeline runs again (exit 1, 3 or 4), explained (`why`), and noted for docs/gitops.md. */
+  function expectFailedRun(run: JobResult, why: RegExp) {
+    expect([1, 3, 4], run.output).toContain(run.code);
+    expectExplained(run, why);
+    const error = run.output.split("\n").find((l) => /error:/.test(l));
+    said.add(`exit ${run.code}: ${error ? `${elide(error)} / ` : ""}${elide(run.output.trim().split("\n").pop())}`);
+  }
+
   /**
-   * The recipe's re-runs after a failed job, until it deploys (at most `maxRuns` runs in all):
-   * exit 1 or 4, the pipeline runs it again; exit 3, again once the job timeout has passed (the
-   * lock is then older than it: a job timeout of 0 here). Returns how many runs it took.
+   * The recipe's re-runs after a failed job (`last`, the job's `runs`-th run), until it deploys (at
+   * most 3 runs more than the failures before `last`): exit 1 or 4, the pipeline runs it again;
+   * exit 3, again once the job timeout has passed (the lock is then older than it: a job timeout
+   * of 0 here). Returns how many runs it took in all.
    */
-  async function rerunUntilDeployed(runner: Runner, first: JobResult, commit: NodeJS.ProcessEnv, why: RegExp, maxRuns = 4) {
-    let run = first;
-    let runs = 1;
+  async function rerunUntilDeployed(runner: Runner, last: JobResult, commit: NodeJS.ProcessEnv, why: RegExp, runsBefore = 1) {
+    const maxRuns = runsBefore + 3;
+    let run = last;
+    let runs = runsBefore;
     while (run.code !== 0) {
-      expect([1, 3, 4], run.output).toContain(run.code);
-      expectExplained(run, why);
-      const error = run.output.split("\n").find((l) => /error:/.test(l));
-      said.add(`exit ${run.code}: ${error ? `${elide(error)} / ` : ""}${elide(run.output.trim().split("\n").pop())}`);
+      expectFailedRun(run, why);
       expect(runs, run.output).toBeLessThan(maxRuns);
       const later = run.code === 3 ? { JOB_TIMEOUT_MINUTES: "0" } : {};
       run = await runMergeCommand(runner, { extraEnv: { ...commit, ...later } });
@@ -188,8 +217,9 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   async function expectConverged(fault: string, runs: number[], since: number) {
     const seconds = (Date.now() - since) / 1000;
     const recorded: string[] = [];
-    for (const r of runners) {
-      const { ids, pending } = stackClusters(r);
+    const stacks = await Promise.all(runners.map((r) => stackClusters(r)));
+    for (const [i, r] of runners.entries()) {
+      const { ids, pending } = stacks[i];
       expect(pending).toEqual([]);
       expect(ids).toHaveLength(declared);
       const onService = await clustersOf(r.project);
@@ -215,8 +245,12 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
     runners = Array.from({ length: RUNNERS }, (_, i) =>
       makeRunner({ dir: path.join(work, `runner-${i}`), installed, env, project: `fault-${i}` }),
     );
-    for (const r of runners) {
-      const created = await runJob(r, "Create the stack");
+    // The first job makes the backend's table; the others' stacks, once it is there, at once.
+    const [firstRunner, ...others] = runners;
+    for (const created of [
+      await runJob(firstRunner, "Create the stack"),
+      ...(await Promise.all(others.map((r) => runJob(r, "Create the stack")))),
+    ]) {
       expect(created.code, created.output).toBe(0);
     }
     const first = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: { CLUSTERS: String(declared) } })));
@@ -318,11 +352,11 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
   );
 
   it(
-    "(d) the database killed for longer than the CLI waits for it: the jobs fail saying so and leave their locks; the jobs after the job timeout deploy",
+    "(d) the database killed for longer than the CLI waits for it: the jobs fail saying so and leave their locks; (g) still down when the next jobs start: they fail at once, changing nothing; the jobs after the job timeout deploy",
     async () => {
       let halted = 0;
       let ended = 0;
-      await roundWithFault("(d) database killed for longer than the CLI waits", {
+      await roundWithFault("(d) database killed for longer than the CLI waits, (g) still down when the next jobs started", {
         inject: async () => {
           await backend.halt?.();
           halted = Date.now();
@@ -331,66 +365,147 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
           ended = Math.max(ended, run.ended);
           expect(run.code, run.output).toBe(1);
           expect(run.output).toMatch(/writing the new snapshot file/);
+          expectFailedRun(run, /snapshot|database/i);
         },
-        // Started again once every job has given up.
+        // Once every job has given up, the next ones start while it is still down.
+        again: async (commit) => {
+          const before = (await emu.clusters()).map((c) => c.id).sort();
+          const downAtStart = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
+          for (const run of downAtStart) {
+            expect(run.code, run.output).toBe(1);
+            expectFailedRun(run, /psql|connection|server/i);
+          }
+          expect((await emu.clusters()).map((c) => c.id).sort()).toEqual(before);
+          matrix.push("(g) the database down when the jobs started: every job failed at once (exit 1), nothing changed on the service");
+          return downAtStart;
+        },
         repair: async () => backend.resume?.(),
-        why: /snapshot|database|locked/i,
+        // The database down at the start (checked above), then, once it is back, the failed jobs' locks (exit 3).
+        why: /psql|connection to server|locked/i,
       });
       matrix.push(`(d) the CLI gave up ${Math.round((ended - halted) / 1000)} s after the database went away`);
     },
     STEP_TIMEOUT,
   );
 
-  it(
-    "(b) the merge job killed (SIGKILL of its process group) while its cms-recover imports the stack: the job after the job timeout deploys",
-    async () => {
-      const [runner] = runners;
-      const since = Date.now();
-      const commit = nextCommit();
-      // A job killed while creating leaves a pending create and its lock.
-      await emu.control.setTimings({ provisionSeconds: PROVISION_SECONDS });
-      try {
-        let pid = 0;
-        const killed = runMergeCommand(runner, { extraEnv: commit, onSpawn: (p) => (pid = p) });
-        await eventually(async () => (await clustersOf(runner.project)).length >= declared, {
-          timeoutMs: 120_000,
-          what: "the new cluster's POST",
-        });
-        expect(pid).toBeGreaterThan(0);
-        killTree(pid);
-        expect((await killed).code).not.toBe(0);
-      } finally {
-        await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
-      }
-      // The next job, killed in the middle of its recovery: once `pulumi stack import` runs.
+  /**
+   * `runner`'s merge job deploying `commit` killed while it creates (a pending create and its lock
+   * left), then the next job killed while its `cms-recover` imports the stack: the job after the
+   * job timeout deploys. Three runs.
+   */
+  async function killRecovery(runner: Runner, commit: NodeJS.ProcessEnv) {
+    await emu.control.setTimings({ provisionSeconds: PROVISION_SECONDS });
+    try {
       let pid = 0;
-      const job = runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
-      await eventually(() => pid > 0 && descendants(pid).some((p) => commandLine(p).includes("stack\0import")), {
+      const killed = runMergeCommand(runner, { extraEnv: commit, onSpawn: (p) => (pid = p) });
+      await eventually(async () => (await clustersOf(runner.project)).length >= declared, {
         timeoutMs: 120_000,
-        intervalMs: 5,
-        what: "cms-recover's pulumi stack import",
+        what: "the new cluster's POST",
+      });
+      expect(pid).toBeGreaterThan(0);
+      killTree(pid);
+      expect((await killed).code).not.toBe(0);
+    } finally {
+      await emu.control.setTimings({ provisionSeconds: LIFECYCLE_TIMINGS.provisionSeconds });
+    }
+    // The next job, killed in the middle of its recovery: once `pulumi stack import` runs.
+    let pid = 0;
+    const job = runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
+    await eventually(() => pid > 0 && descendants(pid).some((p) => commandLine(p).includes("stack\0import")), {
+      timeoutMs: 120_000,
+      intervalMs: 5,
+      what: "cms-recover's pulumi stack import",
+    });
+    // The job's whole tree, found while it lives: its plugins are in process groups of their own,
+    // so a kill of its group first would leave them running, out of the tree's reach.
+    killTree(pid);
+    expect((await job).code).not.toBe(0);
+    const again = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
+    expect(again.code, again.output).toBe(0);
+    return 3;
+  }
+
+  /**
+   * `runner`'s merge job killed half-way through its lock clean-up: of two killed jobs' locks, one
+   * removed, the other not yet. The next job removes the rest and deploys `commit`. Two runs.
+   */
+  async function killCleanup(runner: Runner, commit: NodeJS.ProcessEnv) {
+    // Two locks of killed jobs, as the CLI writes them (a row each, the lock's JSON in base64).
+    const { prefix } = postgresTarget(backend.url);
+    const dir = `${prefix}.pulumi/locks/organization/${runner.project}/prod/`;
+    const keys = ["a", "b"].map((k) => `${dir}${randomUUID()}-${k}.json`);
+    for (const key of keys) {
+      const lock = JSON.stringify({ pid: 4242, username: "ci", hostname: "killed-runner", timestamp: new Date().toISOString() });
+      sql("INSERT INTO pulumi_state (key, data, updated_at) VALUES (:'key', json_build_object('data', :'data'), now())", {
+        key,
+        data: Buffer.from(lock).toString("base64"),
+      });
+    }
+    // Each row held by a session of ours, so the job's DELETE of it waits until we let it go.
+    const holds = new Map(await Promise.all(keys.map(async (key) => [key, await holdRow(backend.url, key)] as const)));
+    // The job's DELETEs of these rows waiting (other runners' jobs may run meanwhile).
+    const waiting =
+      "FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%' AND (strpos(query, :'a') > 0 OR strpos(query, :'b') > 0)";
+    const waitingOn = () => sql(`SELECT query ${waiting}`, { a: keys[0], b: keys[1] });
+    let pid = 0;
+    const job = runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
+    try {
+      const first = (await eventually(() => keys.find((k) => waitingOn().includes(k)), { what: "the job's first DELETE" })) as string;
+      await holds.get(first)?.release();
+      const second = keys.find((k) => k !== first) as string;
+      await eventually(() => waitingOn().includes(second) && !lockKeys(backend).some((k) => first.endsWith(k)), {
+        what: "the first lock removed, the job's second DELETE waiting",
       });
       // The job's whole tree, found while it lives: its plugins are in process groups of their own,
       // so a kill of its group first would leave them running, out of the tree's reach.
       killTree(pid);
       expect((await job).code).not.toBe(0);
-      const again = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
-      expect(again.code, again.output).toBe(0);
-      // The other runners deploy the same commit, untouched.
-      const others = await Promise.all(runners.slice(1).map((r) => runMergeCommand(r, { extraEnv: commit })));
-      for (const run of others) expect(run.code, run.output).toBe(0);
-      await expectConverged("(b) merge job killed during cms-recover's stack import", [3, ...others.map(() => 1)], since);
+      // The server ends the killed job's statement as it would on finding its client gone.
+      sql(`SELECT pg_terminate_backend(pid) ${waiting}`, { a: keys[0], b: keys[1] });
+    } finally {
+      for (const hold of holds.values()) await hold.release();
+    }
+    expect(lockKeys(backend).filter((k) => keys.some((key) => key.endsWith(k)))).toHaveLength(1);
+
+    const again = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toMatch(/removing the lock of a killed job: .*-[ab]\.json \(ci@killed-runner \(pid 4242\)/);
+    return 2;
+  }
+
+  it(
+    "(b) the merge job killed (SIGKILL of its process tree) while its cms-recover imports the stack on one runner, and half-way through its lock clean-up on another, while the others deploy: the jobs after the job timeout deploy",
+    async () => {
+      const since = Date.now();
+      const commit = nextCommit();
+      const [recovering, cleaning, ...others] = runners;
+      // Different stacks: the faults of one round on different runners, as a team meets them.
+      const runs = await Promise.all([
+        killRecovery(recovering, commit),
+        killCleanup(cleaning, commit),
+        ...others.map(async (r) => {
+          // The other runners deploy the same commit, untouched.
+          const run = await runMergeCommand(r, { extraEnv: commit });
+          expect(run.code, run.output).toBe(0);
+          return 1;
+        }),
+      ]);
+      await expectConverged(
+        "(b) merge job killed during cms-recover's stack import on one runner, half-way through its lock clean-up on another",
+        runs,
+        since,
+      );
     },
     STEP_TIMEOUT,
   );
 
   /**
-   * Every runner's merge job deploys `commit` and is killed (SIGKILL of its process group) once
+   * Every runner's merge job deploys `commit` and is killed (SIGKILL of its process tree) once
    * `reached(runner)` holds: each leaves its lock, which the next job takes for a killed job's
-   * once it is older than the job timeout.
+   * once it is older than the job timeout. Returns the killed runs.
    */
   async function killJobsWhen(commit: NodeJS.ProcessEnv, reached: (r: Runner) => Promise<boolean>, what: string) {
-    await Promise.all(
+    return Promise.all(
       runners.map(async (r) => {
         let pid = 0;
         let ended: JobResult | undefined;
@@ -408,135 +523,58 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
         killTree(pid);
         const killed = await job;
         expect(killed.code, killed.output).not.toBe(0);
+        return killed;
       }),
     );
   }
 
-  /** The job after a killed one, once the job timeout has passed (0 here): it deploys. Two runs in all. */
-  async function rerunAfterKill(runner: Runner, commit: NodeJS.ProcessEnv) {
-    const run = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
-    expect(run.code, run.output).toBe(0);
-    expect(run.output).toMatch(/removing the lock of a killed job/);
-    return 2;
-  }
-
-  it.runIf(FULL)(
-    "(g) the database down when the jobs start: they fail saying so and change nothing; the next jobs deploy",
+  it(
+    "(h) the merge jobs killed during a scale in place (the PATCHes accepted), the next ones during the destroy of a cluster the commit removed (the DELETEs accepted): the jobs after the job timeout deploy",
     async () => {
       const since = Date.now();
-      const commit = nextCommit();
-      const before = (await emu.clusters()).length;
-      // The throwaway server acknowledges commits before its WAL is written (synchronous_commit
-      // off), so a crash could take back the last job's release of its lock; a database in
-      // production keeps what it acknowledged. Written out first, then the crash.
-      sql("CHECKPOINT", {});
-      await backend.halt?.();
-      let round: JobResult[];
-      try {
-        round = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
-      } finally {
-        await backend.resume?.();
-      }
-      for (const run of round) expect(run.code, run.output).toBe(1);
-      expect((await emu.clusters()).length).toBe(before);
-      const runs = await Promise.all(round.map((run, i) => rerunUntilDeployed(runners[i], run, commit, /psql|connection|server/i)));
-      await expectConverged("(g) database down when the jobs started", runs, since);
-    },
-    STEP_TIMEOUT,
-  );
-
-  it.runIf(FULL)(
-    "(b) the merge job killed half-way through its lock clean-up (one killed job's lock removed, the other not yet): the next job removes the rest and deploys",
-    async () => {
-      const [runner] = runners;
-      const since = Date.now();
-      const commit = commitEnv();
-      // Two locks of killed jobs, as the CLI writes them (a row each, the lock's JSON in base64).
-      const { prefix } = postgresTarget(backend.url);
-      const dir = `${prefix}.pulumi/locks/organization/${runner.project}/prod/`;
-      const keys = ["a", "b"].map((k) => `${dir}${randomUUID()}-${k}.json`);
-      for (const key of keys) {
-        const lock = JSON.stringify({ pid: 4242, username: "ci", hostname: "killed-runner", timestamp: new Date().toISOString() });
-        sql("INSERT INTO pulumi_state (key, data, updated_at) VALUES (:'key', json_build_object('data', :'data'), now())", {
-          key,
-          data: Buffer.from(lock).toString("base64"),
-        });
-      }
-      // Each row held by a session of ours, so the job's DELETE of it waits until we let it go.
-      const holds = new Map(await Promise.all(keys.map(async (key) => [key, await holdRow(backend.url, key)] as const)));
-      const waitingOn = () => sql("SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%'", {});
-      let pid = 0;
-      const job = runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
-      try {
-        const first = (await eventually(() => keys.find((k) => waitingOn().includes(k)), { what: "the job's first DELETE" })) as string;
-        await holds.get(first)?.release();
-        const second = keys.find((k) => k !== first) as string;
-        await eventually(() => waitingOn().includes(second) && !lockKeys(backend).some((k) => first.endsWith(k)), {
-          what: "the first lock removed, the job's second DELETE waiting",
-        });
-        // The job's whole tree, found while it lives: its plugins are in process groups of their own,
-        // so a kill of its group first would leave them running, out of the tree's reach.
-        killTree(pid);
-        expect((await job).code).not.toBe(0);
-        // The server ends the killed job's statement as it would on finding its client gone.
-        sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%'", {});
-      } finally {
-        for (const hold of holds.values()) await hold.release();
-      }
-      expect(lockKeys(backend).filter((k) => keys.some((key) => key.endsWith(k)))).toHaveLength(1);
-
-      const again = await runMergeCommand(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
-      expect(again.code, again.output).toBe(0);
-      expect(again.output).toMatch(/removing the lock of a killed job: .*-[ab]\.json \(ci@killed-runner \(pid 4242\)/);
-      await expectConverged("(b) merge job killed half-way through its lock clean-up", [2], since);
-    },
-    STEP_TIMEOUT,
-  );
-
-  it.runIf(FULL)(
-    "(h) the merge jobs killed during a scale in place (the PATCHes accepted): the jobs after the job timeout deploy",
-    async () => {
-      const since = Date.now();
+      // One commit for both moments: every cluster scaled, the last one removed (the engine
+      // deletes once the updates are done).
       workers += 1;
-      const commit = commitEnv();
-      await emu.control.setTimings({ scaleSeconds: PROVISION_SECONDS });
-      try {
-        await killJobsWhen(commit, async (r) => (await clustersOf(r.project)).some((c) => c.status === "scaling"), "a PATCH accepted");
-      } finally {
-        await emu.control.setTimings({ scaleSeconds: LIFECYCLE_TIMINGS.scaleSeconds });
-      }
-      const runs = await Promise.all(runners.map((r) => rerunAfterKill(r, commit)));
-      await expectConverged("(h) merge jobs killed during a scale in place", runs, since);
-      for (const r of runners) expect((await clustersOf(r.project)).map((c) => c.workers)).toEqual(Array(declared).fill(workers));
-    },
-    STEP_TIMEOUT,
-  );
-
-  it.runIf(FULL)(
-    "(h) the merge jobs killed during the destroy of a cluster the commit removed: the jobs after the job timeout deploy",
-    async () => {
-      const since = Date.now();
       declared -= 1;
       const commit = commitEnv();
+      const later = { ...commit, JOB_TIMEOUT_MINUTES: "0" };
       const removed = new Map<Runner, string>();
       for (const r of runners) {
-        const ids = stackClusters(r).ids;
+        const { ids } = await stackClusters(r);
         const gone = (await clustersOf(r.project)).find((c) => c.name.startsWith(`${r.project}-${declared}-`));
         expect(gone && ids.includes(gone.id)).toBe(true);
         removed.set(r, gone?.id ?? "");
       }
-      await emu.control.setTimings({ deleteSeconds: PROVISION_SECONDS });
+      await emu.control.setTimings({ scaleSeconds: PROVISION_SECONDS, deleteSeconds: PROVISION_SECONDS });
       try {
-        await killJobsWhen(
-          commit,
+        await killJobsWhen(commit, async (r) => (await clustersOf(r.project)).some((c) => c.status === "scaling"), "a PATCH accepted");
+        // What the service still does for the killed jobs is not waited out.
+        emu.skipAhead(PROVISION_SECONDS * 1000);
+        const killed = await killJobsWhen(
+          later,
           async (r) => (await emu.clusters()).find((c) => c.id === removed.get(r))?.status === "deleting",
           "the DELETE accepted",
         );
+        for (const run of killed) expect(run.output).toMatch(/removing the lock of a killed job/);
+        emu.skipAhead(PROVISION_SECONDS * 1000);
       } finally {
-        await emu.control.setTimings({ deleteSeconds: LIFECYCLE_TIMINGS.deleteSeconds });
+        await emu.control.setTimings({ scaleSeconds: LIFECYCLE_TIMINGS.scaleSeconds, deleteSeconds: LIFECYCLE_TIMINGS.deleteSeconds });
       }
-      const runs = await Promise.all(runners.map((r) => rerunAfterKill(r, commit)));
-      await expectConverged("(h) merge jobs killed during the destroy of a removed cluster", runs, since);
+      // The job after the job timeout deploys: the third run.
+      const runs = await Promise.all(
+        runners.map(async (r) => {
+          const run = await runMergeCommand(r, { extraEnv: later });
+          expect(run.code, run.output).toBe(0);
+          expect(run.output).toMatch(/removing the lock of a killed job/);
+          return 3;
+        }),
+      );
+      await expectConverged(
+        "(h) merge jobs killed during a scale in place, the next ones during the destroy of a removed cluster",
+        runs,
+        since,
+      );
+      for (const r of runners) expect((await clustersOf(r.project)).map((c) => c.workers)).toEqual(Array(declared).fill(workers));
     },
     STEP_TIMEOUT,
   );
@@ -551,7 +589,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       for (const run of deployed) expect(run.code, run.output).toBe(0);
       execFileSync("psql", [backend.url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", dump]);
       const restored = Date.now();
-      for (const r of runners) expect(stackClusters(r).ids).toHaveLength(declared - 1);
+      for (const r of runners) expect((await stackClusters(r)).ids).toHaveLength(declared - 1);
 
       const after = await Promise.all(runners.map((r) => runMergeCommand(r, { extraEnv: commit })));
       for (const run of after) {
@@ -580,7 +618,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       const restored = Date.now();
       const lost = new Map<Runner, string>();
       for (const r of runners) {
-        expect(stackClusters(r).ids).toHaveLength(declared - 2);
+        expect((await stackClusters(r)).ids).toHaveLength(declared - 2);
         const [cluster] = (await clustersOf(r.project)).filter((c) => c.name === `${r.project}-named-${declared - 1}`);
         lost.set(r, cluster.id);
       }
@@ -601,7 +639,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: runners on o
       expect((await emu.clusters()).length).toBe(runners.length * declared);
 
       // Another stack's cluster is refused, changing nothing.
-      const theirs = stackClusters(runners[1]).ids[0];
+      const theirs = (await stackClusters(runners[1])).ids[0];
       const refused = await runBash(runners[0], `node_modules/.bin/cms-recover --stack prod --adopt ${theirs}`, { extraEnv: commit });
       expect(refused.code, refused.output).toBe(2);
       expect(refused.output).toMatch(/recorded by stack .*fault-1.*Nothing was changed/);

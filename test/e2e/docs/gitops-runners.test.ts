@@ -109,7 +109,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md on many runners sharing a Po
       // No orphan, no duplicate: the service's clusters are exactly those the stacks record.
       const recorded: string[] = [];
       for (const r of [...runners, racers[0]]) {
-        const { ids, pending } = stackClusters(r);
+        const { ids, pending } = await stackClusters(r);
         expect(pending).toEqual([]);
         expect(ids).toHaveLength(CLUSTERS);
         const onService = await clustersOf(r.project);
@@ -151,7 +151,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md on many runners sharing a Po
         expect(merge.output).toContain("removing the lock of a killed job: postgres:");
         expectNoRateLimitError(merge);
         expect(lockKeys(backend)).toEqual([]);
-        const { ids, pending } = stackClusters(runner);
+        const { ids, pending } = await stackClusters(runner);
         expect(pending).toEqual([]);
         expect(ids).toHaveLength(CLUSTERS + 3);
         expect(ids).toEqual(expect.arrayContaining(before));

@@ -10,9 +10,10 @@
  * runner whose clock is 10 minutes ahead (a shifted JavaScript clock, test/support/skewed-clock.cjs:
  * the lock's age is the backend's to tell); after a job killed while creating, the merge removes
  * its lock, records the cluster and deploys; two merges started at the same moment never both
- * run, and the one that loses says so (exit 4). All of it twice: on a `file://` backend, and on a
+ * run, and the one that loses says so (exit 3 or 4). All of it twice: on a `file://` backend, and on a
  * `postgres://` one (a throwaway PostgreSQL server, `scripts/postgres`), whose locks the merge
- * job (`cms-gitops merge`) reads with `psql`.
+ * job (`cms-gitops merge`) reads with `psql`; there also two merges that both lose (each update
+ * finds the other's lock: test/support/lock-race-gate.ts), both exit 4.
  */
 import { execFile as execFileCb, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -34,7 +35,9 @@ import {
 import { envWithNode, installProject, nodeBin, packTarball, workDir } from "../../support/packages";
 import { bashBlockAfter } from "../../support/docs";
 import { LOST_RACE, MERGE_COMMAND, stackHistory } from "../../support/gitops-runners.mjs";
+import { startLockRaceGate } from "../../support/lock-race-gate";
 import { type BackendKind, lockKeys, type StateBackend, startBackend } from "../../support/state-backends";
+import { postgresTarget } from "../../../src/gitops/locks";
 
 const execFile = promisify(execFileCb);
 const STEP_TIMEOUT = 6 * 60_000;
@@ -459,6 +462,42 @@ describe.skipIf(lifecycleSkipped()).each(BACKENDS)("docs/gitops.md, run as writt
       const updates = stackHistory({ project: "clusters", repo, env }).filter((u) => u.kind === "update");
       for (let i = 1; i < updates.length; i++) expect(updates[i].start).toBeGreaterThanOrEqual(updates[i - 1].end);
       expect((await emu.clusters()).map((c) => c.name)).toEqual([expect.stringMatching(/^prod-/)]);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it.runIf(kind === "postgres")(
+    "two merges whose `pulumi up`s each write their lock before either looks for others (neither wins): neither runs, both change nothing and say another update started at the same moment (exit 4)",
+    async () => {
+      // The race made certain by a proxy before the backend: both locks written, then both looked for.
+      const gate = await startLockRaceGate(backend.url, `${postgresTarget(backend.url).prefix}.pulumi/locks/organization/clusters/prod/`);
+      const updatesBefore = stackHistory({ project: "clusters", repo, env }).length;
+      const shapes = async () => (await emu.clusters()).map((c) => [c.id, c.status, c.workers]);
+      const clustersBefore = await shapes();
+      let runs: { code: number; output: string }[];
+      try {
+        runs = await Promise.all(
+          [repo, otherCheckout()].map((cwd, i) =>
+            script(MERGE_COMMAND, "cms-gitops merge", {
+              cwd,
+              allowFailure: true,
+              extraEnv: { PULUMI_BACKEND_URL: gate.url, WORKERS: String(4 + i) },
+            }),
+          ),
+        );
+      } finally {
+        await gate.close();
+      }
+      expect(gate.released()).toBe(2);
+      for (const run of runs) {
+        expect(run.output).toMatch(/the stack is currently locked by 1 lock\(s\)/);
+        expect(run.code, run.output).toBe(4);
+        expect(run.output).toContain(`${LOST_RACE} (`);
+        expect(run.output.trim().split("\n").pop()).toMatch(/run the job again\. This update changed nothing\.$/);
+      }
+      expect(lockFiles()).toEqual([]);
+      expect(stackHistory({ project: "clusters", repo, env })).toHaveLength(updatesBefore);
+      expect(await shapes()).toEqual(clustersBefore);
     },
     STEP_TIMEOUT,
   );
