@@ -32,4 +32,10 @@ describe("the registry's pages", () => {
     const commands = codeBlocks(read("docs/installation-configuration.md"), ["bash"]).join("\n");
     expect(commands).toContain(`pulumi plugin install resource cms ${PACKAGE_VERSION} --server ${PLUGIN_DOWNLOAD_URL}`);
   });
+
+  it("the YAML resource options that make the engine fetch the plugin, and the README's install command, name this version and the schema's source", () => {
+    const options = codeBlocks(read("docs/installation-configuration.md"), ["yaml"]).find((b) => b.includes("pluginDownloadURL"));
+    expect(options).toContain(`    options:\n      version: ${PACKAGE_VERSION}\n      pluginDownloadURL: ${PLUGIN_DOWNLOAD_URL}\n`);
+    expect(read("README.md").replace(/\n/g, " ")).toContain(`pulumi plugin install resource cms ${PACKAGE_VERSION} --server ${PLUGIN_DOWNLOAD_URL}`);
+  });
 });
