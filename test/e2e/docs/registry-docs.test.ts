@@ -22,6 +22,14 @@ describe("the registry's pages", () => {
     expect(codeBlocks(index, ["ts"])).toHaveLength(1);
   });
 
+  it("the projects a reader may follow in one backend have different names (a second `stack init dev` of one name fails)", () => {
+    const names = ["README.md", "docs/_index.md", "docs/installation-configuration.md"].flatMap((page) =>
+      [...read(page).matchAll(/^name: (\S+)$/gm)].map((m) => m[1]),
+    );
+    expect(names).toEqual(["my-clusters", "clusters", "cms-go", "native-clusters"]);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
   it("each page has the registry's front matter", () => {
     for (const page of ["docs/_index.md", "docs/installation-configuration.md"]) {
       expect(read(page), page).toMatch(/^---\ntitle: .+\nmeta_desc: .+\nlayout: package\n---\n/);
