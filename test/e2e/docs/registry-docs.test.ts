@@ -44,6 +44,8 @@ describe("the registry's pages", () => {
   it("the YAML resource options that make the engine fetch the plugin, and the README's install command, name this version and the schema's source", () => {
     const options = codeBlocks(read("docs/installation-configuration.md"), ["yaml"]).find((b) => b.includes("pluginDownloadURL"));
     expect(options).toContain(`    options:\n      version: ${PACKAGE_VERSION}\n      pluginDownloadURL: ${PLUGIN_DOWNLOAD_URL}\n`);
-    expect(read("README.md").replace(/\n/g, " ")).toContain(`pulumi plugin install resource cms ${PACKAGE_VERSION} --server ${PLUGIN_DOWNLOAD_URL}`);
+    expect(read("README.md").replace(/\n/g, " ")).toContain(
+      `pulumi plugin install resource cms ${PACKAGE_VERSION} --server ${PLUGIN_DOWNLOAD_URL}`,
+    );
   });
 });

@@ -382,21 +382,30 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
       const wrappers = [...new Set(hosts.map(parentOf))];
       expect(wrappers.map(cmdline).every((c) => c.includes("pulumi-resource-pulumi-nodejs"))).toBe(true);
       const reaper = parentOf(wrappers[0]);
-      const [listLeftovers, endLeftovers] = bashBlockAfter(readFileSync(path.join(REPO_ROOT, "docs", "killed-jobs.md"), "utf8"), "## Processes a killed job leaves", "docs/killed-jobs.md")
+      const [listLeftovers, endLeftovers] = bashBlockAfter(
+        readFileSync(path.join(REPO_ROOT, "docs", "killed-jobs.md"), "utf8"),
+        "## Processes a killed job leaves",
+        "docs/killed-jobs.md",
+      )
         .trim()
         .split("\n")
         .map((line) => line.replaceAll("-v r=1", `-v r=${reaper}`));
-      const listed = (await execFile("bash", ["-c", listLeftovers])).stdout
-        .split("\n")
-        .map((line) => Number(line.trim().split(/\s+/)[0]));
+      const listed = (await execFile("bash", ["-c", listLeftovers])).stdout.split("\n").map((line) => Number(line.trim().split(/\s+/)[0]));
       expect(listed).toEqual(expect.arrayContaining([...wrappers, ...languageHosts]));
       await eventually(() => hosts.every((h) => !alive(h)), { timeoutMs: 30_000, intervalMs: 500, what: "the provider hosts to exit" });
       expect(languageHosts.every(alive), "the CLI's language host lingers, as docs/killed-jobs.md says").toBe(true);
       // Only this test's leftovers: other jobs' on a shared machine are theirs to end.
-      const ours = endLeftovers.replace("ps -eo pid,ppid,pgid,args", `ps -o pid,ppid,pgid,args -p ${[...wrappers, ...languageHosts].join(",")}`);
+      const ours = endLeftovers.replace(
+        "ps -eo pid,ppid,pgid,args",
+        `ps -o pid,ppid,pgid,args -p ${[...wrappers, ...languageHosts].join(",")}`,
+      );
       expect(ours).not.toBe(endLeftovers);
       expect((await execFile("bash", ["-c", ours])).code).toBe(0);
-      await eventually(() => languageHosts.every((h) => !alive(h)), { timeoutMs: 10_000, intervalMs: 100, what: "the language host to end" });
+      await eventually(() => languageHosts.every((h) => !alive(h)), {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+        what: "the language host to end",
+      });
       await nextRun(p, "up");
       await assertClean(p);
     },

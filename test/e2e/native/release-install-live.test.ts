@@ -201,7 +201,11 @@ describe("the release's plugin archive, installed as Pulumi installs plugins, wi
         emulator,
       });
       // The test driver turns the CLI's automatic plugin acquisition off for every other test.
-      project.env = { ...project.env, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false", PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: downloadUrlOverride() };
+      project.env = {
+        ...project.env,
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
+        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: downloadUrlOverride(),
+      };
       await autoInstalledUpAndDestroy(project, emulator, async (id) => {
         const kubeconfig = JSON.parse((await project.run(["stack", "output", "--json", "--show-secrets", "--stack", project.stack])).stdout)
           .kubeconfig as string;
