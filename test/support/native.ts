@@ -4,7 +4,9 @@
  * after `npm install -g pulumi-cms`), and projects in any language that find it on PATH; or
  * installed into a Node.js project, whose Pulumi.yaml names the plugin's directory.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../../scripts/lib/pulumi-driver.mjs";
 import { type LifecycleEmulator, PINNED_PULUMI_VERSION, REPO_ROOT } from "../e2e/lifecycle/harness.mjs";
@@ -30,8 +32,8 @@ export function nativePluginBin(): Promise<string> {
 /** The examples on the native plugin, by directory under `examples/`. */
 export type NativeExample = "go" | "yaml";
 
-/** The plugin's directory as the examples' Pulumi.yaml names it (`npm install -g` with Node.js in /usr/local). */
-const EXAMPLE_PLUGIN_DIR = /(path: )\/usr\/local\/bin\b/;
+/** The command of an example's README that puts the plugin's directory in its Pulumi.yaml, in place of the placeholder. */
+const README_PLUGIN_DIR_COMMAND = /^sed -i\.orig "s\|PULUMI_RESOURCE_CMS_DIR\|.*$/m;
 /** The whole `plugins:` entry of the examples' Pulumi.yaml (the `$1` of the edit keeps nothing of it). */
 const EXAMPLE_PLUGINS_ENTRY = /()^plugins:\n(?: {2,}.*\n)+/m;
 /** The Go example's `replace` of the SDK's module, relative to the example (`../../sdk/go`). */
@@ -39,8 +41,8 @@ const EXAMPLE_SDK_REPLACE = /^(replace github\.com\/pulumi-cms\/pulumi-cms\/sdk\
 
 /**
  * The files of `examples/<name>` a project needs (README.md stays behind), edited as its README
- * tells a user to: Pulumi.yaml names `pluginDir`, where the plugin is installed (the README's
- * `dirname "$(command -v pulumi-resource-cms)"`), in place of /usr/local/bin, or, with
+ * tells a user to: Pulumi.yaml names `pluginDir`, where the plugin is installed, in place of its
+ * placeholder (the README's own `sed` command run on it), or, with
  * `pluginDir` null, has no `plugins:` entry at all (the engine installs the plugin from the
  * releases its SDK names); and, the example copied out of this repository, go.mod replaces the
  * SDK's module with this checkout's `sdk/go`. Throws when a file no longer holds what is edited,
@@ -54,10 +56,30 @@ export function nativeExampleFiles(name: NativeExample, pluginDir: string | null
     if (!pattern.test(files[file] ?? "")) throw new Error(`examples/${name}/${file} no longer matches ${pattern}`);
     files[file] = files[file].replace(pattern, `$1${to}`);
   };
-  if (pluginDir !== null) edit("Pulumi.yaml", EXAMPLE_PLUGIN_DIR, pluginDir);
+  if (pluginDir !== null) files["Pulumi.yaml"] = withPluginDir(name, files["Pulumi.yaml"], pluginDir);
   else edit("Pulumi.yaml", EXAMPLE_PLUGINS_ENTRY, "");
   if (name === "go") edit("go.mod", EXAMPLE_SDK_REPLACE, path.join(REPO_ROOT, "sdk", "go"));
   return files;
+}
+
+/** `pulumiYaml` after the README's own command ran on it, with `pluginDir` first on PATH as after `npm install -g`. */
+function withPluginDir(name: NativeExample, pulumiYaml: string, pluginDir: string): string {
+  const command = README_PLUGIN_DIR_COMMAND.exec(fs.readFileSync(path.join(REPO_ROOT, "examples", name, "README.md"), "utf8"))?.[0];
+  if (!command) throw new Error(`examples/${name}/README.md no longer has the command matching ${README_PLUGIN_DIR_COMMAND}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-cms-example-${name}-`));
+  try {
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), pulumiYaml);
+    execFileSync("bash", ["-euc", command], {
+      cwd: dir,
+      env: { ...process.env, PATH: [pluginDir, process.env.PATH].join(path.delimiter) },
+    });
+    const edited = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
+    if (!edited.includes(`path: ${pluginDir}  `))
+      throw new Error(`examples/${name}/README.md's command did not put ${pluginDir} in Pulumi.yaml's path`);
+    return edited;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Options of {@link createNativeProject}. */

@@ -22,6 +22,14 @@ describe("the registry's pages", () => {
     expect(codeBlocks(index, ["ts"])).toHaveLength(1);
   });
 
+  it("the projects a reader may follow in one backend have different names (a second `stack init dev` of one name fails)", () => {
+    const names = ["README.md", "docs/_index.md", "docs/installation-configuration.md"].flatMap((page) =>
+      [...read(page).matchAll(/^name: (\S+)$/gm)].map((m) => m[1]),
+    );
+    expect(names).toEqual(["my-clusters", "clusters", "cms-go", "native-clusters"]);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
   it("each page has the registry's front matter", () => {
     for (const page of ["docs/_index.md", "docs/installation-configuration.md"]) {
       expect(read(page), page).toMatch(/^---\ntitle: .+\nmeta_desc: .+\nlayout: package\n---\n/);
@@ -31,5 +39,13 @@ describe("the registry's pages", () => {
   it("docs/installation-configuration.md: the plugin install command names this version and the schema's source", () => {
     const commands = codeBlocks(read("docs/installation-configuration.md"), ["bash"]).join("\n");
     expect(commands).toContain(`pulumi plugin install resource cms ${PACKAGE_VERSION} --server ${PLUGIN_DOWNLOAD_URL}`);
+  });
+
+  it("the YAML resource options that make the engine fetch the plugin, and the README's install command, name this version and the schema's source", () => {
+    const options = codeBlocks(read("docs/installation-configuration.md"), ["yaml"]).find((b) => b.includes("pluginDownloadURL"));
+    expect(options).toContain(`    options:\n      version: ${PACKAGE_VERSION}\n      pluginDownloadURL: ${PLUGIN_DOWNLOAD_URL}\n`);
+    expect(read("README.md").replace(/\n/g, " ")).toContain(
+      `pulumi plugin install resource cms ${PACKAGE_VERSION} --server ${PLUGIN_DOWNLOAD_URL}`,
+    );
   });
 });

@@ -6,8 +6,12 @@
  *    for `refresh` and `destroy` without an extra `up`, or fails naming the command that works
  *    (with every other input given as a secret too: each stays encrypted in the state);
  * 4. a cluster deleted in the console, caught while `deleting`, leaves the stack on refresh and
- *    the next `up` creates a new one.
+ *    the next `up` creates a new one;
+ * 5. the service moved to another address (the emulator restarted on another port) and
+ *    `cms:endpoint` set to it: `pulumi refresh --run-program`, then `pulumi up`, as
+ *    docs/installation-configuration.md says.
  */
+import net from "node:net";
 import type { NewTokenSpec } from "@pulumi-cms/emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -201,6 +205,47 @@ describe.skipIf(lifecycleSkipped())("lifecycle edges across runs", () => {
       emu.skipAhead(30_000);
       await emu.waitForCluster(id, (c) => c === undefined, 60_000);
       await p.preview(["--expect-no-changes"]);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "5. the endpoint moved (the old address now refuses connections): `refresh --run-program` with the new cms:endpoint, then `up`",
+    async () => {
+      // The old address: a forwarder to the emulator, closed as a restarted emulator's old port is.
+      const sockets = new Set<net.Socket>();
+      const forwarder = net.createServer((inbound) => {
+        const outbound = net.connect(Number(new URL(emu.url).port), "127.0.0.1");
+        for (const s of [inbound, outbound]) {
+          sockets.add(s);
+          s.on("error", () => s.destroy());
+          s.on("close", () => sockets.delete(s));
+        }
+        inbound.pipe(outbound).pipe(inbound);
+      });
+      await new Promise<void>((resolve) => forwarder.listen(0, "127.0.0.1", resolve));
+      const old = `http://127.0.0.1:${(forwarder.address() as net.AddressInfo).port}`;
+      const p = await project({ name: "cms-edge-endpoint", config: { "cms:endpoint": old } });
+      await p.up();
+      const [id] = await ids(p);
+      await new Promise((resolve) => {
+        forwarder.close(resolve);
+        for (const s of sockets) s.destroy();
+      });
+      await p.setConfig("cms:endpoint", emu.url);
+
+      // `--refresh` reads with the provider the last `up` recorded: the old address.
+      const stale = await p.up(["--refresh"], { allowFailure: true });
+      expect(stale.code).not.toBe(0);
+      expect(stale.output).toContain(`ECONNREFUSED`);
+      expect(stale.output).toContain(old);
+      const refresh = await p.refresh(["--run-program"], { allowFailure: true });
+      expect(refresh.code, refresh.output).toBe(0);
+      expect(refresh.output).not.toContain(old);
+      await p.up();
+      expect(await ids(p)).toEqual([id]);
+      // Every later command, also a plain refresh, uses the new address the `up` recorded.
+      await p.refresh(["--expect-no-changes"]);
     },
     STEP_TIMEOUT,
   );

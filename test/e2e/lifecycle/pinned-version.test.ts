@@ -22,6 +22,10 @@ describe("the pinned Pulumi version", () => {
     expect(read("scripts/ensure-pulumi")).not.toContain(PINNED_PULUMI_VERSION);
   });
 
+  it("is the CLI docs/gitops.md says CI runs a PostgreSQL backend with", () => {
+    expect(read("docs/gitops.md").replace(/\s+/g, " ")).toContain(`(the CLI CI runs, ${PINNED_PULUMI_VERSION}, does)`);
+  });
+
   it("is the pkg/v3 the SDK generator is built from, and the sdk/v3 the committed Go SDK requires", () => {
     expect(read("scripts/sdk-gen/go.mod")).toContain(`\n\tgithub.com/pulumi/pulumi/pkg/v3 v${PINNED_PULUMI_VERSION}\n`);
     expect(read("sdk/go/go.mod")).toContain(`\n\tgithub.com/pulumi/pulumi/sdk/v3 v${PINNED_PULUMI_VERSION}\n`);

@@ -129,7 +129,7 @@ describe("a TypeScript program on pulumi-cms/native", () => {
       );
     project = await createNodeNativeProject({
       name: "native-node",
-      files: { "Pulumi.yaml": pulumiYaml.replace(/^name: clusters$/m, "name: native-node") },
+      files: { "Pulumi.yaml": pulumiYaml.replace(/^name: native-clusters$/m, "name: native-node") },
       program: PROGRAM,
       config: { ...emu.stackConfig(), face: "dynamic" },
       secretConfig: emu.secretConfig(),

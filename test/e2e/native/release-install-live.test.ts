@@ -20,6 +20,7 @@ import { findPulumi, makeWorkspace, openProject, type PulumiProject } from "../.
 import { type LifecycleEmulator, REPO_ROOT, startLifecycleEmulator, teardown } from "../lifecycle/harness.mjs";
 import { parse } from "yaml";
 import { PLUGIN_DOWNLOAD_URL } from "../../../src/hosts/native/schema";
+import { codeBlocks } from "../../support/docs";
 import { kubectl, kubernetesUnavailable } from "../../support/kubernetes";
 import { createNodeNativeProject, execKubeconfigVariable, nativeExampleFiles } from "../../support/native";
 import { releaseArchives } from "../../support/packages";
@@ -182,18 +183,29 @@ describe("the release's plugin archive, installed as Pulumi installs plugins, wi
   );
 
   it(
-    `the engine installs it by itself for a program whose resource names the server (pluginDownloadURL), and kubectl reaches the cluster through the exec kubeconfig naming it${kubernetesSkip ? ` (kubectl skipped: ${kubernetesSkip})` : ""}`,
+    `the engine installs it by itself for a YAML program whose resources name the releases (version and pluginDownloadURL, as docs/installation-configuration.md shows), and kubectl reaches the cluster through the exec kubeconfig naming it${kubernetesSkip ? ` (kubectl skipped: ${kubernetesSkip})` : ""}`,
     async () => {
       const emulator = kubernetesEmu ?? emu;
+      // The resource options docs/installation-configuration.md shows, as written; the releases they name mapped to the loopback server.
+      const options = /^ {4}options:\n(?: {6}.*\n)+/m.exec(
+        codeBlocks(fs.readFileSync(path.join(REPO_ROOT, "docs", "installation-configuration.md"), "utf8"), ["yaml"]).find((b) =>
+          b.includes("pluginDownloadURL"),
+        ) ?? "",
+      )?.[0];
+      expect(options).toBe(`    options:\n      version: ${VERSION}\n      pluginDownloadURL: ${PLUGIN_DOWNLOAD_URL}\n`);
       const project = await yamlProject("release-auto", {
-        options: `    options:\n      version: ${VERSION}\n      pluginDownloadURL: ${serverUrl}\n`,
+        options: options!,
         // The exec kubeconfig as a stack output, as a user hands it to kubectl (`pulumi stack output kubeconfig --show-secrets`).
-        more: execKubeconfigVariable(`      options:\n        version: ${VERSION}\n        pluginDownloadURL: ${serverUrl}\n`),
+        more: execKubeconfigVariable(options!.replace(/^(?=.)/gm, "  ")),
         outputs: `  kubeconfig: \${kc.kubeconfig}\n`,
         emulator,
       });
       // The test driver turns the CLI's automatic plugin acquisition off for every other test.
-      project.env = { ...project.env, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false" };
+      project.env = {
+        ...project.env,
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false",
+        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: downloadUrlOverride(),
+      };
       await autoInstalledUpAndDestroy(project, emulator, async (id) => {
         const kubeconfig = JSON.parse((await project.run(["stack", "output", "--json", "--show-secrets", "--stack", project.stack])).stdout)
           .kubeconfig as string;

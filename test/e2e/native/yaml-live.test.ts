@@ -721,8 +721,8 @@ describe("the YAML program of docs/_index.md, against the emulator docs/installa
   beforeAll(async () => {
     const program = codeBlocks(DOCS, ["yaml"]).find((b) => b.includes("runtime: yaml"));
     if (!program) throw new Error("docs/_index.md has no YAML program (a yaml block with `runtime: yaml`)");
-    // Where npm put the plugin here, in place of the page's example directory.
-    const here = program.replace(/path: \/usr\/local\/bin\b/, `path: ${await nativePluginBin()}`);
+    // Where npm put the plugin here, in place of the page's placeholder.
+    const here = program.replace(/path: PULUMI_RESOURCE_CMS_DIR\b/, `path: ${await nativePluginBin()}`);
     expect(here).not.toBe(program);
     // The page's block makes the stack: the driver's own is another.
     project = await createNativeProject({

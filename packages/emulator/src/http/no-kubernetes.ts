@@ -30,7 +30,8 @@ export function noKubernetesMessage(clusterId: string): string {
   return (
     `${which(clusterId)} has no Kubernetes API server: cms-emulator was started without --kubernetes, so its clusters are records only. ` +
     `For clusters that run workloads, restart it as cms-emulator --kubernetes (with its --state FILE, if it has one, which keeps its clusters; ` +
-    `otherwise they are lost), then run pulumi up --refresh, which gives each cluster its new kubeconfig or creates it again (see ${DOCS})`
+    `otherwise they are lost), then run pulumi up --refresh, which gives each cluster its new kubeconfig or creates it again ` +
+    `(on another port: pulumi config set cms:endpoint to its URL, then pulumi refresh --run-program and pulumi up) (see ${DOCS})`
   );
 }
 
