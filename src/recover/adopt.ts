@@ -18,7 +18,7 @@ import { isNotFound } from "../client/errors";
 import { importMismatches } from "../provider/naming/adoption";
 import { OperationError } from "../shared/errors/operation-error";
 import { CLUSTER_TYPES } from "./plan";
-import { exportStack, importStack, pulumi, readRunning, type StackExport, type StateResource } from "./stack";
+import { exportStack, importStack, listStacks, pulumi, readRunning, type StackExport, type StateResource } from "./stack";
 
 /** A step of `pulumi preview --json`, as far as this reads it. */
 export interface PreviewStep {
@@ -117,9 +117,7 @@ function splitProviderReference(reference: string | undefined): [string, string]
 
 /** The first resource of another stack of the backend that records cluster `id`, among the stacks `pulumi stack ls --all` lists. */
 function recordedElsewhere(id: string, ownPrefix: string | undefined): { stack: string; urn: string } | undefined {
-  const listed = pulumi(["stack", "ls", "--all", "--json"], undefined);
-  if (listed.code !== 0) throw new OperationError(`pulumi stack ls failed: ${listed.stderr.trim()}`);
-  for (const { name } of JSON.parse(listed.stdout) as Array<{ name: string }>) {
+  for (const name of listStacks()) {
     const resources = exportStack(name).deployment?.resources ?? [];
     if (ownPrefix !== undefined && resources.some((r) => r.urn.startsWith(ownPrefix))) continue;
     const holding = resources.find((r) => r.id === id && CLUSTER_TYPES.has(r.type) && !r.delete);

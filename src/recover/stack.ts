@@ -28,12 +28,32 @@ export interface StackExport {
   };
 }
 
-/** `pulumi ARGS --stack STACK --non-interactive`, its output captured. */
-export function pulumi(args: string[], stack: string | undefined): { code: number; stdout: string; stderr: string } {
+/** `pulumi ARGS --stack STACK --non-interactive`, its output captured; `env` added to the process's. */
+export function pulumi(
+  args: string[],
+  stack: string | undefined,
+  env: Record<string, string> = {},
+): { code: number; stdout: string; stderr: string } {
   const full = [...args, ...(stack ? ["--stack", stack] : []), "--non-interactive"];
-  const r = spawnSync(process.env.PULUMI_COMMAND || "pulumi", full, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(process.env.PULUMI_COMMAND || "pulumi", full, {
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, ...env },
+  });
   if (r.error) throw new OperationError(`cannot run pulumi: ${r.error.message}`);
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The names of every stack of the backend (`pulumi stack ls --all`), read one at a time: the CLI's
+ * PostgreSQL backend (3.276) reads up to 10 stacks at once, each holding one of its connections
+ * while it asks for another, from a pool of twice the machine's cores, so with more stacks than
+ * that the listing waits for ever. One at a time it needs two.
+ */
+export function listStacks(): string[] {
+  const listed = pulumi(["stack", "ls", "--all", "--json"], undefined, { PULUMI_DIY_BACKEND_PARALLEL: "1" });
+  if (listed.code !== 0) throw new OperationError(`pulumi stack ls failed: ${listed.stderr.trim()}`);
+  return (JSON.parse(listed.stdout) as Array<{ name: string }>).map((s) => s.name);
 }
 
 /** The stack's deployment, as `pulumi stack export` gives it (secrets stay encrypted). */
