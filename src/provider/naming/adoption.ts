@@ -41,7 +41,7 @@ import type { Runtime } from "../runtime";
  */
 export class StateMemory {
   /** @param byUrn where it is kept (the default provider's is in the process's runtime). */
-  constructor(private readonly byUrn: () => Map<string, { name: unknown }>) {}
+  constructor(private readonly byUrn: () => Map<string, InStateMemory>) {}
 
   /** Record that `urn` is in the state with these inputs. */
   remember(urn: string, olds: Record<string, unknown>): void {
@@ -52,6 +52,27 @@ export class StateMemory {
   previous(urn: string | undefined): { name: unknown } | undefined {
     return urn === undefined ? undefined : this.byUrn().get(urn);
   }
+
+  /** Record that the cluster the state holds for `urn` was deleted in this process. */
+  deleted(urn: string | undefined): void {
+    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    if (seen) seen.deleted = true;
+  }
+
+  /**
+   * Whether a create of `urn` replaces a cluster that is deleted after it (the engine deletes the
+   * original once the replacement is created, unless it deleted it first, in this process).
+   */
+  originalDeletedNext(urn: string | undefined): boolean {
+    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    return seen !== undefined && seen.deleted !== true;
+  }
+}
+
+/** What check saw of a resource in the state (its name), and whether its cluster was deleted since. */
+export interface InStateMemory {
+  name: unknown;
+  deleted?: boolean;
 }
 
 /** What the name of checked inputs of the resource `urn` proves about a cluster carrying it (see `shared/domain/ownership.ts`). */

@@ -9,7 +9,7 @@ import type { Connection, ConnectionInputs } from "../../connection";
 import type { ApiCluster, ApiClusterSummary, Clock } from "@pulumi-cms/contract";
 import type { ProgressSink } from "../progress/sink";
 import { type Runtime, settingsClock } from "../runtime";
-import { StateMemory } from "../naming/adoption";
+import { type InStateMemory, StateMemory } from "../naming/adoption";
 import { Connector } from "../connector";
 import { forgetListings } from "../polling/listings";
 import { toOutputs } from "../properties/mapping";
@@ -27,7 +27,7 @@ export interface ProviderMemory {
   /** Connection settings from the stack configuration, stored by `configure`. */
   configured: ConnectionInputs;
   /** Name of the cluster in the state, by URN, as check saw it (see `provider/naming/adoption.ts`). */
-  inState: Map<string, { name: unknown }>;
+  inState: Map<string, InStateMemory>;
 }
 
 /** A provider memory with nothing in it. */

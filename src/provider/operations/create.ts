@@ -14,6 +14,7 @@ import { adoptImported, findLeftover, nameProofOf, refuseUnrecordedName } from "
 import { toCreateRequest, toOutputs } from "../properties/mapping";
 import { ERROR_STATUS_HINT, nextSteps } from "../progress/messages";
 import { endProgress, warnFor } from "../progress/report";
+import { readyLine } from "../progress/lines";
 import type { ClusterInputs, ClusterOutputs } from "../types";
 import { UNKNOWN } from "../properties/unknown";
 import { WaitError } from "../polling/waiter";
@@ -66,7 +67,9 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
     const kubeconfig = await client.getKubeconfig(id);
     // An import shows what it took over, however fast: the CLI only says "created".
     if (importId) await endProgress(ctx.sink(), urn, `imported: cluster ${id} is running; no cluster was created`, true);
-    else await endProgress(ctx.sink(), urn, `running: cluster ${id} ready`);
+    // In a replacement that creates first, the CLI keeps this line on the original's delete row
+    // until the delete's own line comes: it says what comes next.
+    else await endProgress(ctx.sink(), urn, readyLine(id, ctx.stateMemory.originalDeletedNext(urn)));
     return { id, outs: toOutputs(last, inputs, kubeconfig) };
   } catch (e) {
     if (e instanceof WaitError && e.reason === "gone") {

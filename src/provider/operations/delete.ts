@@ -17,6 +17,9 @@ import type { DeleteRequest } from "./requests";
 export async function deleteCluster(ctx: OperationContext, request: DeleteRequest): Promise<void> {
   const { id, state, urn } = request;
   const onProgress = progressFor(ctx.sink(), urn);
+  // First, before any call: in a replacement, the resource's line on show is the new cluster's.
+  onProgress?.(goneLine(id, undefined));
+  ctx.stateMemory.deleted(urn);
   const timeouts = resolveTimeouts(request.timeouts);
   const { client, connection } = await ctx.connector.connectExisting(state.connection, id, undefined, onProgress, {
     ms: timeouts.deleteMs,
@@ -34,8 +37,6 @@ export async function deleteCluster(ctx: OperationContext, request: DeleteReques
     deadlineName: "delete timeout",
   });
 
-  // Said before the DELETE: in a replacement, the resource's line on show is the new cluster's.
-  onProgress?.(goneLine(id, undefined));
   /** Gone while waiting for it to settle: nothing left to delete. */
   let goneMeanwhile = false;
   try {

@@ -17,6 +17,14 @@ export function progressLine(status: string, nodes: ApiNodeList | undefined): st
 }
 
 /**
+ * The last line of a create: the cluster is running; in a replacement whose original is deleted
+ * after it, that the original is deleted next.
+ */
+export function readyLine(id: string, originalDeletedNext: boolean): string {
+  return originalDeletedNext ? `running: cluster ${id} ready; the original is deleted next` : `running: cluster ${id} ready`;
+}
+
+/**
  * While waiting for a deleted cluster to be gone, naming it: in a replacement the same resource
  * stands for two clusters, and this is the old one. Its status only when it is not `deleting`.
  */

@@ -65,17 +65,23 @@ export function holdingLines(
 ): Pick<Required<ProgressSink>, "report" | "end"> {
   const held = new Map<string, { message: string; timer: ReturnType<typeof setTimeout> }>();
   /**
-   * Resources with a line on show: the CLI keeps a resource's last line through its later steps,
-   * so once one was sent, every later operation of that resource ends with its own outcome (in a
-   * replacement, "deleting original" would otherwise show the new cluster's "running" line).
+   * The line on show for each resource that has one. The CLI keeps a resource's last line through
+   * its later steps, so once one was sent, every later operation of that resource ends with its
+   * own outcome (in a replacement, "deleting original" would otherwise show the new cluster's
+   * "running" line). The same line is not sent again: the CLI would print it again in a CI log.
    */
-  const shown = new Set<string>();
+  const onShow = new Map<string, string>();
   /** Resources whose line on show is the last line of an operation that has ended. */
   const ended = new Set<string>();
+  const show = (urn: string, message: string): Promise<void> | undefined => {
+    if (onShow.get(urn) === message) return undefined;
+    onShow.set(urn, message);
+    return send(urn, message);
+  };
   return {
     report(urn, message) {
       if (ended.delete(urn)) {
-        void send(urn, message);
+        void show(urn, message);
         return;
       }
       const line = held.get(urn);
@@ -87,8 +93,7 @@ export function holdingLines(
         const latest = held.get(urn);
         held.delete(urn);
         if (!latest) return;
-        shown.add(urn);
-        void send(urn, latest.message);
+        void show(urn, latest.message);
       }, holdMs);
       held.set(urn, { message, timer });
     },
@@ -96,10 +101,9 @@ export function holdingLines(
       const line = held.get(urn);
       if (line) clearTimeout(line.timer);
       held.delete(urn);
-      if (shown.has(urn) || always) {
-        shown.add(urn);
+      if (onShow.has(urn) || always) {
         ended.add(urn);
-        await send(urn, message);
+        await show(urn, message);
       }
     },
   };

@@ -284,9 +284,18 @@ describe("a TypeScript program on pulumi-cms/native", () => {
     async () => {
       const { id } = await project.outputs();
       await project.setConfig("controlPlanes", "3");
-      expect(clusterSteps(await project.up())).toEqual(expect.arrayContaining(["create-replacement", "delete-replaced"]));
+      const up = await project.up();
+      expect(clusterSteps(up)).toEqual(expect.arrayContaining(["create-replacement", "delete-replaced"]));
       const replaced = await project.outputs();
       expect(replaced.id).not.toBe(id);
+      // The CLI keeps the replacement's last line on the original's delete row until the delete's
+      // own comes: every row of the delete says what happens to the original, and none twice.
+      const deleting = up.output.split("\n").filter((l) => /deleting original|deleted original/.test(l));
+      expect(deleting.length, up.output).toBeGreaterThan(1);
+      for (const row of deleting) {
+        expect(row, up.output).toMatch(new RegExp(`the original is deleted next|cluster ${id} to be gone|cluster ${id} is gone`));
+      }
+      expect(new Set(deleting).size, up.output).toBe(deleting.length);
       expect((await emu.clusters()).map((c) => c.id)).toEqual([replaced.id]);
     },
     STEP,

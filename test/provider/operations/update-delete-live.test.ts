@@ -147,8 +147,11 @@ describe("delete", () => {
     const sent: Array<{ at: number; line: string }> = [];
     showProgress(holdingLines(async (u, line) => void (u === urn && sent.push({ at: Date.now(), line }))));
     const original = await created("replaced-original", { __urn: urn });
+    // The engine's check of the resource in the state, then the replacement's create: its last
+    // line says what the row shows next.
+    await clusterProvider.check(original.news, original.news);
     const replacement = await created("replaced-new", { __urn: urn });
-    expect(sent.at(-1)?.line).toBe(`running: cluster ${replacement.id} ready`);
+    expect(sent.at(-1)?.line).toBe(`running: cluster ${replacement.id} ready; the original is deleted next`);
     await emu.control.injectFault({ method: "DELETE", path: "/v1/clusters/:cluster_id", kind: "latency", latencyMs: 2_000, count: 1 });
     const startedAt = Date.now();
     const before = sent.length;

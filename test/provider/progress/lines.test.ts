@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { holdingLines } from "../../../src/provider/progress/report";
-import { goneLine, progressLine } from "../../../src/provider/progress/lines";
+import { goneLine, progressLine, readyLine } from "../../../src/provider/progress/lines";
 
 describe("progress", () => {
   it("formats status and ready nodes; the CLI shows the time beside it", () => {
@@ -15,6 +15,11 @@ describe("progress", () => {
     expect(goneLine("cls_1", "deleting")).toBe("waiting for cluster cls_1 to be gone");
     expect(goneLine("cls_1", undefined)).toBe("waiting for cluster cls_1 to be gone");
     expect(goneLine("cls_1", "running")).toBe("waiting for cluster cls_1 to be gone (it is running)");
+  });
+
+  it("says, when a replacement's cluster is ready, that the original is deleted next (the CLI keeps the line on the delete's row)", () => {
+    expect(readyLine("cls_2", true)).toBe("running: cluster cls_2 ready; the original is deleted next");
+    expect(readyLine("cls_2", false)).toBe("running: cluster cls_2 ready");
   });
 
   describe("transient lines", () => {
@@ -72,6 +77,25 @@ describe("progress", () => {
       lines.report("u1", "waiting for cluster cls_0 to be gone (it is running)");
       await lines.end("u1", "deleted: cluster cls_0 is gone");
       expect(sent.slice(5)).toEqual(["u1: waiting for cluster cls_0 to be gone", "u1: deleted: cluster cls_0 is gone"]);
+    });
+
+    it("does not send again the line on show: the CLI would print the same row twice in a CI log", async () => {
+      vi.useFakeTimers();
+      const { sent, lines } = recorder();
+      lines.report("u1", "waiting for cluster cls_1 to be gone");
+      await vi.advanceTimersByTimeAsync(100);
+      lines.report("u1", "waiting for cluster cls_1 to be gone");
+      await vi.advanceTimersByTimeAsync(100);
+      lines.report("u1", "waiting for cluster cls_1 to be gone (it is running)");
+      await vi.advanceTimersByTimeAsync(100);
+      lines.report("u1", "waiting for cluster cls_1 to be gone");
+      await vi.advanceTimersByTimeAsync(100);
+      await lines.end("u1", "waiting for cluster cls_1 to be gone");
+      expect(sent).toEqual([
+        "u1: waiting for cluster cls_1 to be gone",
+        "u1: waiting for cluster cls_1 to be gone (it is running)",
+        "u1: waiting for cluster cls_1 to be gone",
+      ]);
     });
   });
 });
