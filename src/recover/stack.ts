@@ -78,7 +78,8 @@ export function importStack(raw: StackExport, stack: string | undefined): void {
 
 /**
  * A recorded cluster carries an initialization error, so that the next `up` waits for it; the
- * engine then runs an update that changes nothing it can show (`~ 1 updated`, no diff). One that
+ * engine then runs an update (`~ 1 updated`; one still `provisioning` shows `[diff: ~status]`,
+ * which also survives the refresh of `up --refresh`, where the error does not). One that
  * is running already needs no wait: a refresh of just those reads them through the provider
  * (outputs, kubeconfig as a secret) and clears the error, and the next `up` has nothing to do.
  */
@@ -100,7 +101,7 @@ export function readRunning(
   }
   for (const i of waiting) {
     console.log(
-      `cms-recover: ${i.urn}: cluster ${i.id} is not running yet: the next \`pulumi up\` waits for it (an update that shows no diff)`,
+      `cms-recover: ${i.urn}: cluster ${i.id} is not running yet: the next \`pulumi up\` waits for it (an update of its status)`,
     );
   }
 }

@@ -3,7 +3,8 @@
  * program's checked inputs. Pure.
  *
  * - `workers` and `nodeSize` change in place (one PATCH).
- * - A cluster in status `error` is replaced (the service cannot repair it).
+ * - A cluster in status `error` is replaced (the service cannot repair it); one recorded while
+ *   still `provisioning` is updated, which waits for it to run.
  * - `name`, `controlPlanes`, `phase` and `infraId` need a new cluster. When the user chose the
  *   name and it stays the same, the old cluster must go first (delete-before-replace), since a
  *   second cluster with that name would clash; an auto-named cluster gets a fresh name on
@@ -91,6 +92,12 @@ export function diffCluster(olds: Record<string, unknown>, news: Record<string, 
     diffs.push("status");
     replaces.push("status");
     detailedDiff.status = { kind: "UPDATE_REPLACE", inputDiff: false };
+  } else if (olds.status === "provisioning" && diffs.length === 0) {
+    // Recorded before it ran (a create past its timeout, an interrupted run's cluster recorded by
+    // cms-recover): the next `up` waits for it, an update that changes nothing else. The init
+    // error the engine keeps for it does so too, but a refresh (`up --refresh`) drops it.
+    diffs.push("status");
+    detailedDiff.status = { kind: "UPDATE", inputDiff: false };
   }
 
   // Delete first only when the user pinned the name and the replacement would reuse it.

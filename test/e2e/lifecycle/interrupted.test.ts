@@ -274,6 +274,48 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
   );
 
   it(
+    "(a'') auto-named, recorded by cms-recover while it still provisions, then the merge job's `up --refresh`: the up waits until it is running",
+    async () => {
+      const p = await project();
+      const known = await ids();
+      // Provisioning outlasts the recovery and the refresh, as a real cluster's minutes do.
+      await emu.control.setTimings({ provisionSeconds: 3_600 });
+      try {
+        await killWhen(
+          p,
+          ["up", "--yes", "--skip-preview"],
+          async () => (await newSince(known)).some((c) => c.status === "provisioning"),
+          "provisioning",
+        );
+        const [orphan] = await byName(await seededName(p));
+        await p.cancel();
+        expect((await recover(p)).output).toContain(`cluster ${orphan.id} is not running yet: the next \`pulumi up\` waits for it`);
+        // The refresh reads it still provisioning (and the engine drops the recorded init error).
+        let output = "";
+        let ended = false;
+        const up = p
+          .spawn(["up", "--yes", "--skip-preview", "--refresh"], { onOutput: (d: string) => (output += d) })
+          .finally(() => (ended = true));
+        await eventually(() => ended || /cluster updating/.test(output), {
+          timeoutMs: 120_000,
+          what: "the update waiting for the cluster",
+        });
+        emu.skipAhead(3_600_000);
+        const result = await up;
+        expect(result.code, result.output).toBe(0);
+        expect(result.output).toMatch(/~ 1 updated/);
+        const [recorded] = await p.clusterResources();
+        expect(recorded.outputs.status).toBe("running");
+        expect((await emu.clusters()).find((c) => c.id === orphan.id)?.status).toBe("running");
+        expect(await assertClean(p)).toEqual([orphan.id]);
+      } finally {
+        await emu.control.setTimings(KILL_TIMINGS);
+      }
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
     "(c) in-place update killed while the cluster scales: the next up finishes it",
     async () => {
       const p = await project({ workers: 1 });

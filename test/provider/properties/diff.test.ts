@@ -32,6 +32,15 @@ describe("diff", () => {
     expect(auto).toMatchObject({ changes: true, replaces: ["status"], deleteBeforeReplace: false });
   });
 
+  it("updates a cluster recorded while still provisioning, so that the next up waits for it (a refresh drops the engine's init error)", () => {
+    const d = diffCluster({ ...olds, status: "provisioning" }, news);
+    expect(d).toMatchObject({ changes: true, replaces: [], deleteBeforeReplace: false, diffs: ["status"] });
+    expect(d.detailedDiff).toEqual({ status: { kind: "UPDATE", inputDiff: false } });
+    // Any other change of the program is the update, and it waits too.
+    expect(diffCluster({ ...olds, status: "provisioning" }, { ...news, workers: 4 }).diffs).toEqual(["workers"]);
+    for (const status of ["running", "scaling", "upgrading"]) expect(diffCluster({ ...olds, status }, news).changes).toBe(false);
+  });
+
   it("updates workers and nodeSize in place", () => {
     const d = diffCluster(olds, { ...news, workers: 4, nodeSize: "large" });
     expect(d.changes).toBe(true);
