@@ -11,7 +11,7 @@
  * runner, though, and another process's listener there would keep the provider alive for ever;
  * so where the system shows processes (`/proc`), the engine's process itself is watched too.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 
 /** How often the engine's address is probed. */
@@ -63,19 +63,36 @@ function procStat(pid: number): ProcStat | undefined {
   return { name: text.slice(text.indexOf("(") + 1, close), state: fields[0], ppid: Number(fields[1]), startTime: fields[19] };
 }
 
-/** The CLI starts the dynamic-provider host through a shell script; the engine is above it. */
+/**
+ * The CLI starts the dynamic-provider host through a shell script (`pulumi-resource-pulumi-nodejs`,
+ * which the system names after the script, with the shell as its first argument); the engine is
+ * above it.
+ */
 const SHELLS = new Set(["sh", "dash", "bash", "ash", "zsh"]);
+
+/** Whether `pid` (named `name`) is a shell, or a script a shell runs. */
+function isShell(pid: number, name: string): boolean {
+  if (SHELLS.has(name)) return true;
+  const first = procArgs(pid)[0] ?? "";
+  return SHELLS.has(first.slice(first.lastIndexOf("/") + 1));
+}
 
 /**
  * The engine's process: the nearest ancestor of `from` (this process's parent by default) that
  * is not a shell. Undefined where `/proc` is missing (macOS, Windows): the probes alone decide there.
  */
 export function engineProcess(from: number = process.ppid): ProcessIdentity | undefined {
+  const above = nearestNotShell(from);
+  return above && above.pid > 1 ? above : undefined;
+}
+
+/** The nearest of `from` and its ancestors that is not a shell (pid 1 included). */
+function nearestNotShell(from: number): ProcessIdentity | undefined {
   let pid = from;
-  for (let depth = 0; depth < 4 && pid > 1; depth++) {
+  for (let depth = 0; depth < 4 && pid >= 1; depth++) {
     const stat = procStat(pid);
     if (!stat) return undefined;
-    if (!SHELLS.has(stat.name)) return { pid, startTime: stat.startTime };
+    if (!isShell(pid, stat.name)) return { pid, startTime: stat.startTime };
     pid = stat.ppid;
   }
   return undefined;
@@ -85,6 +102,45 @@ export function engineProcess(from: number = process.ppid): ProcessIdentity | un
 export function processAlive(identity: ProcessIdentity): boolean {
   const stat = procStat(identity.pid);
   return stat !== undefined && stat.state !== "Z" && stat.startTime === identity.startTime;
+}
+
+/** `/proc/PID/cmdline` as arguments ([] for a process that is gone, or without `/proc`). */
+function procArgs(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The other dynamic-provider hosts of the engine at `address` that are orphans as this process
+ * is (their nearest ancestor that is not a shell is this one's: the reaper that took both once the
+ * engine was gone), where `/proc` shows them. The engine starts a host for each phase of a command
+ * (the refresh of `up --refresh`, then the update), and this package's code, with this watchdog,
+ * enters a host only with its first request for a Cluster: a host the kill reaches before that
+ * has no watchdog of its own. A host of a live CLI that reuses the port has that CLI above it.
+ */
+export function orphanedSiblingHosts(address: string, self: number = process.pid): number[] {
+  const reaper = nearestNotShell(process.ppid);
+  if (!reaper) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === self) continue;
+    const args = procArgs(pid);
+    if (args.at(-1) !== address || !args.some((a) => /[/\\]cmd[/\\]dynamic-provider([/\\]index\.js)?$/.test(a))) continue;
+    const stat = procStat(pid);
+    const above = stat && nearestNotShell(stat.ppid);
+    if (above && above.pid === reaper.pid && above.startTime === reaper.startTime) found.push(pid);
+  }
+  return found;
 }
 
 /**
@@ -107,7 +163,16 @@ export function startEngineWatchdog(
   let probing = false;
   const gone = () => {
     clearInterval(timer);
-    process.stderr.write(`pulumi-cms: the Pulumi engine at ${address} is gone; the provider exits\n`);
+    const siblings = orphanedSiblingHosts(address);
+    for (const pid of siblings) {
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    const also = siblings.length > 0 ? ` (and ends the engine's other provider hosts left behind: ${siblings.join(", ")})` : "";
+    process.stderr.write(`pulumi-cms: the Pulumi engine at ${address} is gone; the provider exits${also}\n`);
     exit(1);
   };
   const timer = setInterval(() => {

@@ -100,4 +100,63 @@ setInterval(() => {}, 1000);
     },
     30_000,
   );
+
+  it.runIf(fs.existsSync("/proc/self/stat"))(
+    "once its engine has ended, ends that engine's other provider hosts left behind without a watchdog (started just before the kill), never a live engine's",
+    async () => {
+      const address = await engine(); // stays open: the engine's process alone says it is gone
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cms-watchdog-"));
+      const watchdogJs = path.join(REPO_ROOT, "dist", "hosts", "engine-watchdog.js");
+      // Hosts where the CLI's are: `.../cmd/dynamic-provider/index.js ADDRESS`; only the first has
+      // this package's code (a host that got a Cluster request).
+      const host = (name: string, body: string) => {
+        const file = path.join(dir, name, "cmd", "dynamic-provider", "index.js");
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, `${body}\nconsole.log(process.pid);\nsetInterval(() => {}, 1000);\n`);
+        return file;
+      };
+      const watched = host(
+        "a",
+        `require(${JSON.stringify(watchdogJs)}).startEngineWatchdog({ started: false }, process.argv[2], (code) => process.exit(code), 50);`,
+      );
+      const bare = host("b", "");
+      // An engine: starts each host through a shell script named as the CLI's, which runs node
+      // (and does not exec it).
+      const wrapper = path.join(dir, "pulumi-resource-pulumi-nodejs");
+      fs.writeFileSync(wrapper, `#!/bin/sh\n${JSON.stringify(process.execPath)} "$@"\ntrue\n`, { mode: 0o755 });
+      const engineJs = path.join(dir, "engine.js");
+      fs.writeFileSync(
+        engineJs,
+        `for (const file of process.argv.slice(2)) require("node:child_process").spawn(${JSON.stringify(wrapper)}, [file, ${JSON.stringify(address)}], { stdio: "inherit" });
+setInterval(() => {}, 1000);
+`,
+      );
+      const start = async (files: string[]) => {
+        const ps = spawn(process.execPath, [engineJs, ...files], { stdio: ["ignore", "pipe", "inherit"] });
+        const lines = createInterface({ input: ps.stdout! });
+        const pids: number[] = [];
+        await new Promise<void>((resolve) => lines.on("line", (l) => pids.push(Number(l)) === files.length && resolve()));
+        return { ps, pids };
+      };
+      const dead = await start([watched, bare]);
+      // Another engine's host on the same address (a reused port): its engine lives on.
+      const live = await start([bare]);
+      const all = [...dead.pids, ...live.pids];
+      try {
+        expect(all.every(alive)).toBe(true);
+        dead.ps.kill("SIGKILL");
+        await eventually(() => dead.pids.every((pid) => !alive(pid)), {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+          what: "both hosts of the ended engine to exit",
+        });
+        expect(alive(live.pids[0])).toBe(true);
+      } finally {
+        for (const e of [dead, live]) e.ps.kill("SIGKILL");
+        for (const pid of all) if (alive(pid)) process.kill(pid, "SIGKILL");
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 });
