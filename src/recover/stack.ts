@@ -100,8 +100,6 @@ export function readRunning(
     }
   }
   for (const i of waiting) {
-    console.log(
-      `cms-recover: ${i.urn}: cluster ${i.id} is not running yet: the next \`pulumi up\` waits for it (an update of its status)`,
-    );
+    console.log(`cms-recover: ${i.urn}: cluster ${i.id} is not running yet: the next \`pulumi up\` waits for it (an update of its status)`);
   }
 }

@@ -59,6 +59,12 @@ export class StateMemory {
     if (seen) seen.deleted = true;
   }
 
+  /** Record that a cluster was created for `urn` in this process. */
+  created(urn: string | undefined): void {
+    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    if (seen) seen.created = true;
+  }
+
   /**
    * Whether a create of `urn` replaces a cluster that is deleted after it (the engine deletes the
    * original once the replacement is created, unless it deleted it first, in this process).
@@ -67,12 +73,22 @@ export class StateMemory {
     const seen = urn === undefined ? undefined : this.byUrn().get(urn);
     return seen !== undefined && seen.deleted !== true;
   }
+
+  /**
+   * Whether a delete of `urn` is the first half of a replacement, its new cluster created after it
+   * (the resource is in the program, and no cluster was created for it in this process yet).
+   */
+  replacementCreatedNext(urn: string | undefined): boolean {
+    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    return seen !== undefined && seen.created !== true;
+  }
 }
 
-/** What check saw of a resource in the state (its name), and whether its cluster was deleted since. */
+/** What check saw of a resource in the state (its name), and what this process did to it since. */
 export interface InStateMemory {
   name: unknown;
   deleted?: boolean;
+  created?: boolean;
 }
 
 /** What the name of checked inputs of the resource `urn` proves about a cluster carrying it (see `shared/domain/ownership.ts`). */

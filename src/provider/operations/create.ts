@@ -70,6 +70,7 @@ export async function create(ctx: OperationContext, request: CreateRequest): Pro
     // In a replacement that creates first, the CLI keeps this line on the original's delete row
     // until the delete's own line comes: it says what comes next.
     else await endProgress(ctx.sink(), urn, readyLine(id, ctx.stateMemory.originalDeletedNext(urn)));
+    ctx.stateMemory.created(urn);
     return { id, outs: toOutputs(last, inputs, kubeconfig) };
   } catch (e) {
     if (e instanceof WaitError && e.reason === "gone") {

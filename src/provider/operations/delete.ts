@@ -8,7 +8,7 @@ import { safeMessage } from "../../connection";
 import { OperationError } from "../errors";
 import { existingFailure } from "../progress/messages";
 import { endProgress, progressFor } from "../progress/report";
-import { goneLine } from "../progress/lines";
+import { deletedLine, goneLine } from "../progress/lines";
 import { resolveTimeouts } from "../properties/timeouts";
 import { WaitError } from "../polling/waiter";
 import { type OperationContext, retryWhileBusy } from "./context";
@@ -71,5 +71,5 @@ export async function deleteCluster(ctx: OperationContext, request: DeleteReques
   } catch (e) {
     throw new OperationError(`deleting cluster ${id} failed: ${safeMessage(e, secrets)}`, codeOf(e, "operation_failed"));
   }
-  await endProgress(ctx.sink(), urn, `deleted: cluster ${id} is gone`);
+  await endProgress(ctx.sink(), urn, deletedLine(id, ctx.stateMemory.replacementCreatedNext(urn)));
 }

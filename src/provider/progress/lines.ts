@@ -25,6 +25,14 @@ export function readyLine(id: string, originalDeletedNext: boolean): string {
 }
 
 /**
+ * The last line of a delete; in a replacement that deletes first, that the replacement is created
+ * next (the CLI keeps the line on the resource's row through the replacement's first steps).
+ */
+export function deletedLine(id: string, replacementCreatedNext: boolean): string {
+  return replacementCreatedNext ? `deleted: cluster ${id} is gone; the replacement is created next` : `deleted: cluster ${id} is gone`;
+}
+
+/**
  * While waiting for a deleted cluster to be gone, naming it: in a replacement the same resource
  * stands for two clusters, and this is the old one. Its status only when it is not `deleting`.
  */

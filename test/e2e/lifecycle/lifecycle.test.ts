@@ -153,6 +153,13 @@ describe.skipIf(lifecycleSkipped())("lifecycle: real pulumi CLI against the emul
       // The delete's progress names the cluster it waits for (the old one), after the CLI's own
       // `deleting original (Ns)`, and repeats neither its word nor its time.
       expect(up.output).toContain(`waiting for cluster ${clusterId} to be gone`);
+      // Its last line stays on the row through the replacement's first steps: it says what comes.
+      const rows = up.output.split("\n");
+      const creating = rows.findIndex((l) => /creating replacement/.test(l));
+      const afterDelete = rows.slice(0, creating + 1).filter((l) => /replacing|replaced|creating replacement/.test(l));
+      expect(afterDelete.length, up.output).toBeGreaterThan(1);
+      for (const row of afterDelete)
+        expect(row, up.output).toContain(`deleted: cluster ${clusterId} is gone; the replacement is created next`);
       expect(up.output).not.toMatch(/deleting[^\n]*\(\d+s\)\s+deleting/);
       expect(up.output).not.toMatch(/\(\d+s\)[^\n]*\(\d+s\)/);
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { holdingLines } from "../../../src/provider/progress/report";
-import { goneLine, progressLine, readyLine } from "../../../src/provider/progress/lines";
+import { deletedLine, goneLine, progressLine, readyLine } from "../../../src/provider/progress/lines";
 
 describe("progress", () => {
   it("formats status and ready nodes; the CLI shows the time beside it", () => {
@@ -20,6 +20,11 @@ describe("progress", () => {
   it("says, when a replacement's cluster is ready, that the original is deleted next (the CLI keeps the line on the delete's row)", () => {
     expect(readyLine("cls_2", true)).toBe("running: cluster cls_2 ready; the original is deleted next");
     expect(readyLine("cls_2", false)).toBe("running: cluster cls_2 ready");
+  });
+
+  it("says, when a replacement's original is gone, that the replacement is created next (the CLI keeps the line on its next rows)", () => {
+    expect(deletedLine("cls_1", true)).toBe("deleted: cluster cls_1 is gone; the replacement is created next");
+    expect(deletedLine("cls_1", false)).toBe("deleted: cluster cls_1 is gone");
   });
 
   describe("transient lines", () => {
