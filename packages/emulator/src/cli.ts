@@ -6,7 +6,9 @@
  * tokens are printed once after it. Tokens given by flag or file are never printed.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PLANS, toPrincipal } from "./http/auth";
 import { startEmulator } from "./index";
@@ -52,7 +54,8 @@ Options:
   --log                     log one line per request (never headers or bodies)
   --background              return once it listens (exit status non-zero, with the error,
                             when it cannot start); it keeps running, and its errors still
-                            go to this stderr; stop it with kill PID
+                            go to this stderr (when that is a pipe, which it would hold
+                            open, to a file it names); stop it with kill PID
   --pid-file FILE           write the process id to FILE once listening (removed on stop)
   -h, --help                show this help
 `;
@@ -199,24 +202,45 @@ function startFailure(e: unknown): string {
  */
 function runInBackground(argv: string[]): void {
   const args = argv.filter((a) => a !== "--background");
+  // A pipe (`2>&1 | tee`, a CI step's log) the server kept open would never end for its reader:
+  // then its errors go to a file instead, which the starter names.
+  const logFile = isPipe(2) ? join(tmpdir(), `cms-emulator-${process.pid}-${Date.now()}.log`) : undefined;
+  const stderr = logFile ? openSync(logFile, "a", 0o600) : "inherit";
   const child = spawn(process.execPath, [__filename, ...args], {
     detached: true,
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    stdio: ["ignore", "ignore", stderr, "ipc"],
     env: { ...process.env, [BACKGROUND_CHILD_ENV]: "1" },
   });
+  if (typeof stderr === "number") closeSync(stderr);
   const failed = (code: number | null, signal: NodeJS.Signals | null) => {
-    // A failing child has said why on the shared stderr already (the port, the flag): said once.
-    // Only an end that says nothing, a signal or a silent exit, needs this line.
-    if (signal !== null || code === 0) process.stderr.write(`cms-emulator: exited before listening (${signal ?? `status ${code}`})\n`);
+    // A failing child has said why on the shared stderr already (the port, the flag), or in the
+    // file, which is said here: once. Only an end that says nothing needs this line.
+    const said = logFile ? readFileSync(logFile, "utf8") : "";
+    process.stderr.write(said);
+    if (logFile) rmSync(logFile, { force: true });
+    if (signal !== null || code === 0 || (logFile && !said)) {
+      process.stderr.write(`cms-emulator: exited before listening (${signal ?? `status ${code}`})\n`);
+    }
     process.exit(code || 1);
   };
   child.on("exit", failed);
   child.on("message", (startup) => {
     child.off("exit", failed);
     process.stdout.write(`${String(startup)}cms-emulator running in the background: pid ${child.pid} (stop it with: kill ${child.pid})\n`);
+    if (logFile) process.stderr.write(`cms-emulator: its errors go to ${logFile} (this stderr is a pipe, which it would hold open)\n`);
     child.disconnect();
     child.unref();
   });
+}
+
+/** Whether descriptor `fd` is a pipe or a socket (not a terminal or a file). */
+function isPipe(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 async function main(): Promise<void> {

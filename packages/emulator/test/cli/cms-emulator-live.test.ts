@@ -12,20 +12,16 @@ import { eventually } from "../support/eventually.mjs";
 beforeAll(ensureCliBuilt, 120_000);
 
 /**
- * Run the CLI until its own process exits and what it wrote has arrived. `leavesServer`: with
- * `--background` the emulator it leaves running keeps the shared stderr open, so its pipes are not
- * waited for (what was written before the exit is in them already); otherwise they close.
+ * Run the CLI until its own process exits and its pipes close (with `--background` too: the
+ * emulator it leaves running holds neither, as `2>&1 | tee` in a CI step needs).
  */
-function runToExit(args: string[], leavesServer = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((resolve) => {
-    if (leavesServer) child.on("exit", (code) => setImmediate(() => resolve({ code, stdout, stderr })));
-    else child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 describe("cms-emulator CLI", () => {
@@ -109,11 +105,17 @@ describe("cms-emulator CLI", () => {
   it("--background returns once listening, with the pid; the server runs on; --pid-file holds the pid until it stops", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cms-cli-"));
     const pidFile = join(dir, "emulator.pid");
-    const started = await runToExit(
-      [CLI, "--background", ...["--port", "0", "--token", "background-token", "--admin-token", "background-admin", "--pid-file", pidFile]],
-      true,
-    );
+    const started = await runToExit([
+      CLI,
+      "--background",
+      ...["--port", "0", "--token", "background-token", "--admin-token", "background-admin", "--pid-file", pidFile],
+    ]);
     expect(started.code, started.stderr).toBe(0);
+    // Its stderr was a pipe: its errors go to a file, which it names.
+    const logFile = /^cms-emulator: its errors go to (\S+) \(this stderr is a pipe, which it would hold open\)$/.exec(
+      started.stderr.trim(),
+    )?.[1];
+    expect(logFile && existsSync(logFile), started.stderr).toBe(true);
     const [listening, running] = started.stdout.trim().split("\n");
     const url = /^cms-emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(listening)![1];
     const pid = Number(/^cms-emulator running in the background: pid (\d+) \(stop it with: kill \1\)$/.exec(running)![1]);
