@@ -228,7 +228,7 @@ async function merge(stackArg: string, jobTimeoutMinutes: number): Promise<numbe
   if (rival) {
     say(
       `another update of this stack started at the same moment (${describeOwner(rival.owner)}, lock ${rival.url}); run the job again. ` +
-        "This update changed nothing.",
+        "This update changed nothing. (Not `pulumi cancel`, which the CLI's message above may suggest: that lock is the other update's.)",
     );
     return EXIT.lostRace;
   }
