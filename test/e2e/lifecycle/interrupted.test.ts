@@ -107,6 +107,19 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     return { result, killed };
   }
 
+  /** The stack's first `up`, killed while its auto-named cluster provisions: that cluster. */
+  async function killedWhileProvisioning(p: PulumiProject) {
+    const known = await ids();
+    await killWhen(
+      p,
+      ["up", "--yes", "--skip-preview"],
+      async () => (await newSince(known)).some((c) => c.status === "provisioning"),
+      "provisioning",
+    );
+    const [orphan] = await byName(await seededName(p));
+    return orphan;
+  }
+
   /** The pipeline's next run: `pulumi cancel --yes`, then the same command (`up` or `destroy`). */
   async function nextRun(p: PulumiProject, command: "up" | "destroy"): Promise<RunResult> {
     await p.cancel();
@@ -237,14 +250,7 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(a') auto-named, recovered with cms-recover before the next up: no pending operation at all",
     async () => {
       const p = await project();
-      const known = await ids();
-      await killWhen(
-        p,
-        ["up", "--yes", "--skip-preview"],
-        async () => (await newSince(known)).some((c) => c.status === "provisioning"),
-        "provisioning",
-      );
-      const [orphan] = await byName(await seededName(p));
+      const orphan = await killedWhileProvisioning(p);
       await p.cancel();
       // --dry-run says what a run would do, and does nothing.
       const dry = (await recover(p, ["--dry-run"])).output;
@@ -277,17 +283,10 @@ describe.skipIf(lifecycleSkipped())("interrupted pipelines: a killed job never l
     "(a'') auto-named, recorded by cms-recover while it still provisions, then the merge job's `up --refresh`: the up waits until it is running",
     async () => {
       const p = await project();
-      const known = await ids();
       // Provisioning outlasts the recovery and the refresh, as a real cluster's minutes do.
       await emu.control.setTimings({ provisionSeconds: 3_600 });
       try {
-        await killWhen(
-          p,
-          ["up", "--yes", "--skip-preview"],
-          async () => (await newSince(known)).some((c) => c.status === "provisioning"),
-          "provisioning",
-        );
-        const [orphan] = await byName(await seededName(p));
+        const orphan = await killedWhileProvisioning(p);
         await p.cancel();
         expect((await recover(p)).output).toContain(`cluster ${orphan.id} is not running yet: the next \`pulumi up\` waits for it`);
         // The refresh reads it still provisioning (and the engine drops the recorded init error).
