@@ -14,7 +14,8 @@
  *   and shape created after the create was checked (`__requestedAt`, with
  *   {@link CLOCK_TOLERANCE_MS} for clock skew) are only candidates, recorded when a person names
  *   one (`--adopt ID`);
- * - with no candidate at all the create made nothing, and the pending create is dropped.
+ * - with no candidate at all the create made nothing, and the pending create is dropped (or a
+ *   later run took its cluster over, which the stack records: the pending create is stale).
  */
 import { judgeOwnership } from "../shared/domain/ownership";
 import type { ApiCluster } from "@pulumi-cms/contract";
@@ -41,8 +42,12 @@ export interface PendingCreate {
 export interface RecoveryPlan {
   /** Pending creates whose cluster is known: complete them with this id. */
   imports: Array<{ urn: string; id: string; name: string; why: "seeded name" | "named with --adopt" }>;
-  /** Pending creates that created nothing (no candidate at all): drop them. */
-  clears: Array<{ urn: string; name: string }>;
+  /**
+   * Pending creates with no cluster to record (no candidate at all): drop them. `recorded`: the
+   * stack records a cluster of that name already (a later run took it over), so the operation is
+   * only stale.
+   */
+  clears: Array<{ urn: string; name: string; recorded?: string }>;
   /** Pending creates with candidates that nothing proves: a person must choose (`--adopt ID`). */
   undecided: Array<{ urn: string; name: string; candidates: ApiCluster[]; reason: "no-proof" | "ambiguous" }>;
   /** `--adopt` ids that match no pending create: the run must stop, naming them. */
@@ -91,8 +96,10 @@ export function planRecovery(
     if (ownership.verdict === "ours") {
       plan.imports.push({ urn: op.urn, id: ownership.cluster.id, name, why: "seeded name" });
       taken.add(ownership.cluster.id);
-    } else if (ownership.verdict === "none") plan.clears.push({ urn: op.urn, name });
-    else plan.undecided.push({ urn: op.urn, name, candidates: ownership.candidates, reason: ownership.reason });
+    } else if (ownership.verdict === "none") {
+      const recorded = clusters.find((c) => c.name === name && inState.has(c.id))?.id;
+      plan.clears.push(recorded ? { urn: op.urn, name, recorded } : { urn: op.urn, name });
+    } else plan.undecided.push({ urn: op.urn, name, candidates: ownership.candidates, reason: ownership.reason });
   }
   plan.unmatchedAdoptions = [...adopt].filter((id) => !adopted.has(id));
   return plan;

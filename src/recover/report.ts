@@ -13,7 +13,11 @@ export function planLines(plan: Pick<RecoveryPlan, "imports" | "clears">, dryRun
       const why = i.why === "seeded name" ? "it carries the stack's own auto-name" : "named with --adopt";
       return `cms-recover: ${i.urn}: cluster ${i.id} ("${i.name}") was created by the interrupted run (${why}): ${record}`;
     }),
-    ...plan.clears.map((c) => `cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: ${drop}`),
+    ...plan.clears.map((c) =>
+      c.recorded
+        ? `cms-recover: ${c.urn}: cluster ${c.recorded} ("${c.name}") is recorded by the stack already (a later run took it over): ${drop}, which is stale`
+        : `cms-recover: ${c.urn}: no cluster "${c.name}" from the interrupted run: ${drop}`,
+    ),
   ];
   if (dryRun) lines.push("cms-recover: dry run: the stack was not changed; run without --dry-run to do the above");
   return lines;

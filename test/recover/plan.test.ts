@@ -133,6 +133,12 @@ describe("planRecovery", () => {
     expect(plan.clears).toHaveLength(1);
   });
 
+  it("a pending create whose cluster a later run took over (the stack records it): dropped as stale, naming the cluster", () => {
+    const plan = planRecovery([autoPending()], new Set(["cls_taken"]), [cluster("cls_taken", { name: seeded, status: "running" })]);
+    expect(plan.imports).toEqual([]);
+    expect(plan.clears).toEqual([{ urn: URN, name: seeded, recorded: "cls_taken" }]);
+  });
+
   it("explicit name without a recorded request time (an older release): every same-named cluster of its shape is a candidate", () => {
     const plan = planRecovery([pending({ __requestedAt: undefined })], new Set(), [cluster("cls_ours", { created_at: at(-86_400_000) })]);
     expect(plan.imports).toEqual([]);
