@@ -163,7 +163,9 @@ export function startEngineWatchdog(
   let probing = false;
   const gone = () => {
     clearInterval(timer);
-    const siblings = orphanedSiblingHosts(address);
+    // Only once the engine's process is known to have ended: refused probes alone could be a
+    // live engine's, whose hosts are not orphans.
+    const siblings = engine && !processAlive(engine) ? orphanedSiblingHosts(address) : [];
     for (const pid of siblings) {
       try {
         process.kill(pid, "SIGTERM");
