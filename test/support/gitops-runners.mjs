@@ -5,7 +5,7 @@
  * declares `CLUSTERS` clusters, default 5, auto-named after the project), and a process tree of
  * its own for each job. They share only what the recipe shares: the backend
  * (`PULUMI_BACKEND_URL`) and the service token (`CMS_TOKEN`), from the caller's environment.
- * For test/e2e/docs/gitops-runners.test.ts and bench/runners.mjs. Plain `node` loads it.
+ * For test/e2e/docs/gitops-faults.test.ts and bench/runners.mjs. Plain `node` loads it.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -50,13 +50,12 @@ const GIT_IDENTITY = {
  * A runner in `dir` (`dir/home`, `dir/repo`). Its working copy is a new repository of `project`
  * whose package.json and package-lock.json, if any, are those of `installed` (a directory where
  * npm installed the package: the merge job's `npm ci` needs them), or, with `cloneOf`, a clone of that runner's repository (its committed
- * stack file included). Its node_modules links to `installed`'s, as `npm ci` would have made it;
- * with `ownNodeModules`, a copy, for a runner whose job runs `npm ci` while others run.
+ * stack file included). Its node_modules links to `installed`'s, as `npm ci` would have made it.
  *
- * @param {{ dir: string, installed: string, env: NodeJS.ProcessEnv, project?: string, cloneOf?: Runner, ownNodeModules?: boolean }} options
+ * @param {{ dir: string, installed: string, env: NodeJS.ProcessEnv, project?: string, cloneOf?: Runner }} options
  * @returns {Runner}
  */
-export function makeRunner({ dir, installed, env, project, cloneOf, ownNodeModules = false }) {
+export function makeRunner({ dir, installed, env, project, cloneOf }) {
   const home = path.join(dir, "home");
   const repo = path.join(dir, "repo");
   fs.mkdirSync(home, { recursive: true });
@@ -79,9 +78,7 @@ export function makeRunner({ dir, installed, env, project, cloneOf, ownNodeModul
     git("add", ".");
     git("commit", "--quiet", "-m", "program");
   }
-  const modules = path.join(installed, "node_modules");
-  if (ownNodeModules) fs.cpSync(modules, path.join(repo, "node_modules"), { recursive: true, verbatimSymlinks: true });
-  else fs.symlinkSync(modules, path.join(repo, "node_modules"), "dir");
+  fs.symlinkSync(path.join(installed, "node_modules"), path.join(repo, "node_modules"), "dir");
   return { project, repo, env: runnerEnv };
 }
 
