@@ -2,9 +2,9 @@
  * `read`: refresh from the API. Returns `inputs` too, with the actual `workers`/`nodeSize`, so a
  * refresh followed by `up` puts back what the program says.
  *
- * A cluster that is gone (404), or being deleted although this stack did not delete it (the
- * stack's own deletes never read), leaves the stack: the result is empty, as the SDK expects,
- * and the next `up` creates a new one.
+ * A cluster that is gone (404), or being deleted (by someone else, or by a run of this stack
+ * killed during its delete: nothing here tells them apart), leaves the stack: the result is
+ * empty, as the SDK expects, and the next `up` creates a new one if the program declares it.
  *
  * Also serves lookups (`Cluster.get`, `pulumi import`: the request's `lookup`), where the state holds no cluster yet: there, a
  * missing, hidden or deleting cluster fails the run naming the id, since an empty result would
@@ -56,7 +56,7 @@ export async function read(ctx: OperationContext, request: ReadRequest): Promise
         await warnFor(
           ctx.sink(),
           urn,
-          `cluster ${id} is being deleted outside Pulumi: it leaves the stack, and the next \`pulumi up\` creates a new one`,
+          `cluster ${id} is being deleted (outside Pulumi, or by a run of this stack killed during its delete): it leaves the stack, and the next \`pulumi up\` creates a new one if the program still declares it`,
         );
       }
       return {};
