@@ -50,18 +50,18 @@ export class StateMemory {
 
   /** The inputs recorded for `urn`, when check saw it in the state. */
   previous(urn: string | undefined): { name: unknown } | undefined {
-    return urn === undefined ? undefined : this.byUrn().get(urn);
+    return this.entry(urn);
   }
 
   /** Record that the cluster the state holds for `urn` was deleted in this process. */
   deleted(urn: string | undefined): void {
-    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    const seen = this.entry(urn);
     if (seen) seen.deleted = true;
   }
 
   /** Record that a cluster was created for `urn` in this process. */
   created(urn: string | undefined): void {
-    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    const seen = this.entry(urn);
     if (seen) seen.created = true;
   }
 
@@ -70,7 +70,7 @@ export class StateMemory {
    * original once the replacement is created, unless it deleted it first, in this process).
    */
   originalDeletedNext(urn: string | undefined): boolean {
-    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    const seen = this.entry(urn);
     return seen !== undefined && seen.deleted !== true;
   }
 
@@ -79,8 +79,12 @@ export class StateMemory {
    * (the resource is in the program, and no cluster was created for it in this process yet).
    */
   replacementCreatedNext(urn: string | undefined): boolean {
-    const seen = urn === undefined ? undefined : this.byUrn().get(urn);
+    const seen = this.entry(urn);
     return seen !== undefined && seen.created !== true;
+  }
+
+  private entry(urn: string | undefined): InStateMemory | undefined {
+    return urn === undefined ? undefined : this.byUrn().get(urn);
   }
 }
 
