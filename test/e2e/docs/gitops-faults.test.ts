@@ -96,6 +96,11 @@ function commitOf(stack: Stack): NodeJS.ProcessEnv {
   return { CLUSTERS: String(stack.clusters), NAMED: stack.named.join(","), WORKERS: String(stack.workers) };
 }
 
+/** `commit` run once the job timeout has passed (a job timeout of 0 here): the locks of killed or failed jobs are stale then. */
+function afterTimeout(commit: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...commit, JOB_TIMEOUT_MINUTES: "0" };
+}
+
 /** `stack`'s next commit: one more cluster, with an explicit name when `withName`. */
 function addCluster(stack: Stack, { withName = false } = {}): NodeJS.ProcessEnv {
   stack.clusters += 1;
@@ -263,8 +268,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
     while (run.code !== 0) {
       expectFailedRun(run, why);
       expect(runs, run.output).toBeLessThan(maxRuns);
-      const later = run.code === 3 ? { JOB_TIMEOUT_MINUTES: "0" } : {};
-      run = await merge(runner, { extraEnv: { ...commit, ...later } });
+      run = await merge(runner, { extraEnv: run.code === 3 ? afterTimeout(commit) : commit });
       runs += 1;
     }
     return runs;
@@ -455,6 +459,13 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
     STEP_TIMEOUT,
   );
 
+  /** The job after the job timeout, which must deploy `commit`. */
+  async function deploysAfterTimeout(runner: Runner, commit: NodeJS.ProcessEnv): Promise<JobResult> {
+    const run = await merge(runner, { extraEnv: afterTimeout(commit) });
+    expect(run.code, run.output).toBe(0);
+    return run;
+  }
+
   /**
    * `runner`'s merge job deploying `commit` killed while it creates (a pending create and its lock
    * left), then the next job killed while its `cms-recover` imports the stack: the job after the
@@ -472,7 +483,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
     expect((await killed).code).not.toBe(0);
     // The next job, killed in the middle of its recovery: once `pulumi stack import` runs.
     pid = 0;
-    const job = merge(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
+    const job = merge(runner, { extraEnv: afterTimeout(commit), onSpawn: (p) => (pid = p) });
     await eventually(() => pid > 0 && descendants(pid).some((p) => commandLine(p).includes("stack\0import")), {
       timeoutMs: MOMENT_TIMEOUT_MS,
       intervalMs: 5,
@@ -482,8 +493,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
     // so a kill of its group first would leave them running, out of the tree's reach.
     killTree(pid);
     expect((await job).code).not.toBe(0);
-    const again = await merge(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
-    expect(again.code, again.output).toBe(0);
+    await deploysAfterTimeout(runner, commit);
     return 3;
   }
 
@@ -510,7 +520,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
       "FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM%' AND (strpos(query, :'a') > 0 OR strpos(query, :'b') > 0)";
     const waitingOn = () => sql(`SELECT query ${waiting}`, { a: keys[0], b: keys[1] });
     let pid = 0;
-    const job = merge(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" }, onSpawn: (p) => (pid = p) });
+    const job = merge(runner, { extraEnv: afterTimeout(commit), onSpawn: (p) => (pid = p) });
     try {
       const first = (await eventually(() => keys.find((k) => waitingOn().includes(k)), { what: "the job's first DELETE" })) as string;
       await holds.get(first)?.release();
@@ -529,8 +539,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
     }
     expect(lockKeys(backend).filter((k) => keys.some((key) => key.endsWith(k)))).toHaveLength(1);
 
-    const again = await merge(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
-    expect(again.code, again.output).toBe(0);
+    const again = await deploysAfterTimeout(runner, commit);
     expect(again.output).toMatch(/removing the lock of a killed job: .*-[ab]\.json \(ci@killed-runner \(pid 4242\)/);
     return 2;
   }
@@ -558,8 +567,7 @@ describe.skipIf(lifecycleSkipped())("docs/gitops.md's fault matrix: 8 runners on
     const killed = await job;
     expect(killed.code, killed.output).not.toBe(0);
     // Not skipped ahead: another runner's job of the round may be about to reach its own moment.
-    const again = await merge(runner, { extraEnv: { ...commit, JOB_TIMEOUT_MINUTES: "0" } });
-    expect(again.code, again.output).toBe(0);
+    const again = await deploysAfterTimeout(runner, commit);
     expect(again.output).toMatch(/removing the lock of a killed job/);
     return 2;
   }
